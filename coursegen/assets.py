@@ -1,0 +1,49 @@
+"""Static assets: content-hashed names so browsers may cache them forever."""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from pathlib import Path
+
+from pygments.formatters import HtmlFormatter
+
+
+def hashed_name(site_path: str, data: bytes) -> str:
+    """Return `dir/name.<hash8>.ext` for the given content."""
+    stem, ext = posixpath.splitext(site_path)
+    return f"{stem}.{hashlib.sha256(data).hexdigest()[:10]}{ext}"
+
+
+class Assets:
+    """Logical asset names ('style.css') mapped to hashed site paths and their bytes."""
+
+    def __init__(self):
+        self.urls: dict[str, str] = {}
+        self.files: dict[str, bytes] = {}
+
+    def add(self, name: str, data: bytes, folder: str = "assets") -> str:
+        """Store an asset and return its hashed site path."""
+        path = hashed_name(f"{folder}/{name}", data)
+        self.urls[name], self.files[path] = path, data
+        return path
+
+    def url(self, name: str) -> str:
+        """Return the hashed site path of a stored asset (KeyError names a missing one)."""
+        return self.urls[name]
+
+
+def load_theme_assets(templates: Path) -> Assets:
+    """Return the stylesheet, scripts and Pygments colours from templates/assets/."""
+    assets = Assets()
+    for file in sorted((templates / "assets").rglob("*")):
+        if file.is_file():
+            assets.add(file.relative_to(templates / "assets").as_posix(), file.read_bytes())
+    assets.add("pygments.css", pygments_css().encode())
+    return assets
+
+
+def pygments_css() -> str:
+    """Return code-highlighting colours for the light theme and, scoped, the dark one."""
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .highlight")
+    return f"{light}\n{dark}\n"

@@ -1,0 +1,58 @@
+"""Command line: build, serve, check, new. Parses arguments, calls the engine, prints problems."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import ContentError
+from .pipeline import BuildOptions, build_site
+from .write import write_site
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """Return the argument parser with one sub-command per task."""
+    parser = argparse.ArgumentParser(prog="coursegen", description="Build an interactive course website.")
+    parser.add_argument("--root", type=Path, default=Path("."), help="course folder (default: current)")
+    sub = parser.add_subparsers(dest="command")
+    build = sub.add_parser("build", help="build the site into site/ (the default command)")
+    check = sub.add_parser("check", help="validate every source without writing anything")
+    serve = sub.add_parser("serve", help="build, then serve site/ on 127.0.0.1 and rebuild on changes")
+    for command in (build, check, serve):
+        command.add_argument("--drafts", action="store_true", help="include units marked draft: true")
+        command.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    build.add_argument("--out", type=Path, default=None, help="output folder (default: site/ in the root)")
+    serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
+    serve.add_argument("--no-watch", action="store_true", help="serve without watching for changes")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command and return the process exit status."""
+    args = make_parser().parse_args(argv)
+    root = args.root.resolve()
+    command = args.command or "build"
+    options = BuildOptions(drafts=getattr(args, "drafts", False), strict=getattr(args, "strict", False))
+    if command == "serve":
+        from .serve import serve
+        return serve(root, options, port=args.port, watch=not args.no_watch)
+    try:
+        result = build_site(root, options)
+    except ContentError as err:
+        print(err, file=sys.stderr)
+        print(f"{len(err.problems)} problem(s); nothing was written", file=sys.stderr)
+        return 1
+    for warning in result.warnings:
+        print(warning.format(), file=sys.stderr)
+    if command == "check":
+        print(f"ok: {_summary(result.outputs)}")
+        return 0
+    out = getattr(args, "out", None) or root / "site"
+    write_site(result.outputs, out)
+    print(f"built {_summary(result.outputs)} into {out}")
+    return 0
+
+
+def _summary(outputs: dict[str, bytes]) -> str:
+    pages = sum(1 for name in outputs if name.endswith(".html"))
+    return f"{pages} pages, {len(outputs)} files"

@@ -1,0 +1,95 @@
+"""The plain data passed between stages. Every stage returns new values; nothing is mutated later."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Source:
+    """One unit's source file as read from disk (`path` is relative to the course root)."""
+
+    path: str
+    text: str
+    kind: str  # "lesson" or "review"
+    slug: str
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A section heading: its level, anchor id, plain text and source line."""
+
+    level: int
+    id: str
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Link:
+    """An internal link found while parsing, checked once every page is known."""
+
+    slug: str
+    anchor: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Page:
+    """A parsed source: front matter, rendered body HTML and what the link stage needs."""
+
+    source: Source
+    meta: dict
+    html: str
+    headings: tuple[Heading, ...] = ()
+    links: tuple[Link, ...] = ()
+    assets: tuple[tuple[str, str], ...] = ()  # (site path, source path) of images and other media
+    widgets: tuple[str, ...] = ()  # names of the widgets the page embeds
+    questions: tuple = ()  # question records (see coursegen.questions)
+
+    @property
+    def slug(self) -> str:
+        return self.source.slug
+
+    @property
+    def title(self) -> str:
+        return self.meta.get("title", "")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit in course order: written (with a page) or upcoming (title only, no link)."""
+
+    number: int
+    slug: str
+    kind: str
+    title: str
+    summary: str = ""
+    part: str = ""
+    page: Page | None = None
+
+    @property
+    def url(self) -> str | None:
+        return f"{self.slug}.html" if self.page else None
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind.capitalize()} {self.number}"
+
+
+@dataclass(frozen=True)
+class Course:
+    """The linked course: configuration plus every unit in order."""
+
+    config: object  # CourseConfig
+    units: tuple[Unit, ...] = field(default_factory=tuple)
+
+    @property
+    def written(self) -> tuple[Unit, ...]:
+        return tuple(u for u in self.units if u.page)
+
+    def neighbours(self, slug: str) -> tuple[Unit | None, Unit | None]:
+        """Return the previous and next written units around `slug`."""
+        written = self.written
+        index = next(i for i, u in enumerate(written) if u.slug == slug)
+        return (written[index - 1] if index else None,
+                written[index + 1] if index + 1 < len(written) else None)

@@ -1,0 +1,66 @@
+"""The whole build as one function: load → parse → link → render. Writing is the caller's."""
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from . import blocks
+from .config import load_config
+from .errors import ContentError, Problem, Problems
+from .link import link_course
+from .markdown import ParseContext, make_markdown, parse_source
+from .render import RenderOptions, render_site
+from .sources import load_sources
+
+EXTENSIONS = (blocks,)
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What the author asked for on the command line."""
+
+    drafts: bool = False
+    strict: bool = False
+    serve_mode: bool = False
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """Every output file, plus the warnings that did not stop the build."""
+
+    outputs: dict[str, bytes]
+    warnings: list[Problem]
+
+
+def build_site(root: Path, options: BuildOptions = BuildOptions()) -> BuildResult:
+    """Return the built site for the course at `root`, or raise ContentError listing every problem."""
+    problems = Problems()
+    config = load_config(root, problems)
+    sources = load_sources(root, problems)
+    md = make_markdown(EXTENSIONS)
+    ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources})
+    pages = [parse_source(md, source, ctx, problems) for source in sources]
+    course = link_course(config, pages, problems, options.drafts) if config else None
+    problems.raise_if_errors(options.strict)
+    try:
+        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode))
+    except jinja2.TemplateError as err:
+        raise ContentError([template_problem(err, root)]) from None
+    return BuildResult(outputs, [p for p in problems.items if p.severity == "warning"])
+
+
+def template_problem(err: jinja2.TemplateError, root: Path) -> Problem:
+    """Return a Problem pointing at the template line that failed."""
+    path, line = "templates", 1
+    if isinstance(err, jinja2.TemplateSyntaxError) and err.filename:
+        path, line = err.filename, err.lineno or 1
+    else:
+        for frame in reversed(traceback.extract_tb(err.__traceback__)):
+            if frame.filename.startswith(str(root / "templates")):
+                path, line = frame.filename, frame.lineno or 1
+                break
+    shown = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
+    return Problem(shown, line, 0, f"template error: {err.message or err}")

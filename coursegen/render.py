@@ -1,0 +1,81 @@
+"""Render stage: Jinja templates → {site path: bytes}. Nothing here touches the disk but templates."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from .assets import Assets, load_theme_assets
+from .model import Course, Unit
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """Switches that change output: live-reload script in serve mode."""
+
+    serve_mode: bool = False
+
+
+def make_environment(templates: Path) -> jinja2.Environment:
+    """Return a strict, autoescaping Jinja environment over `templates/`."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
+                              autoescape=True, undefined=jinja2.StrictUndefined,
+                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def render_site(course: Course, root: Path, options: RenderOptions = RenderOptions(),
+                extra_assets: Assets | None = None) -> dict[str, bytes]:
+    """Return every output file of the site, keyed by its path inside site/."""
+    env = make_environment(root / "templates")
+    assets = load_theme_assets(root / "templates")
+    if extra_assets:
+        assets.urls.update(extra_assets.urls)
+        assets.files.update(extra_assets.files)
+    common = {"course": course, "config": course.config, "asset": assets.url,
+              "serve_mode": options.serve_mode, "total": len(course.units)}
+    out: dict[str, bytes] = dict(assets.files)
+    out["index.html"] = _page(env, ["index.html"], common, canonical_path="")
+    for unit in course.written:
+        out[unit.url] = render_unit(env, unit, course, common)
+        for site_path, source_path in unit.page.assets:
+            out[site_path] = (root / source_path).read_bytes()
+    out["404.html"] = _page(env, ["404.html"], common, canonical_path=None)
+    out[".nojekyll"] = b""
+    if course.config.base_url:
+        out["sitemap.xml"] = sitemap(course).encode()
+    return dict(sorted(out.items()))
+
+
+def render_unit(env: jinja2.Environment, unit: Unit, course: Course, common: dict) -> bytes:
+    """Return one lesson or review page."""
+    prev, next_ = course.neighbours(unit.slug)
+    page = unit.page
+    names = [f"{unit.kind}-{unit.slug}.html", f"{unit.kind}.html"]
+    if page.meta.get("template"):
+        names.insert(0, page.meta["template"])
+    return _page(env, names, common, canonical_path=unit.url, unit=unit, page=page,
+                 body=Markup(page.html), toc=[h for h in page.headings if h.level <= 3],
+                 prev=prev, next=next_)
+
+
+def _page(env: jinja2.Environment, names: list[str], common: dict, canonical_path, **context) -> bytes:
+    base_url = common["config"].base_url
+    canonical = base_url + canonical_path if base_url and canonical_path is not None else ""
+    html = env.select_template(names).render(**common, canonical=canonical, **context)
+    return html.encode("utf-8")
+
+
+def sitemap(course: Course) -> str:
+    """Return sitemap.xml listing the index and every published unit."""
+    base = course.config.base_url
+    urls = [base] + [base + u.url for u in course.written]
+    stamp = os.environ.get("SOURCE_DATE_EPOCH")
+    lastmod = (f"<lastmod>{datetime.fromtimestamp(int(stamp), timezone.utc):%Y-%m-%d}</lastmod>"
+               if stamp else "")
+    rows = "".join(f"  <url><loc>{Markup.escape(u)}</loc>{lastmod}</url>\n" for u in urls)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + rows + "</urlset>\n")

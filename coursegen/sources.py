@@ -1,0 +1,29 @@
+"""Load stage: find and read every lesson and review source."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .config import read_text
+from .errors import Problems
+from .model import Source
+
+SOURCE_DIRS = {"lessons": "lesson", "reviews": "review"}
+NUMBER_PREFIX = re.compile(r"^\d+[-_]")
+
+
+def slug_of(file: Path) -> str:
+    """Return the unit slug of a source file: its name without number prefix or suffix."""
+    return NUMBER_PREFIX.sub("", file.stem)
+
+
+def load_sources(root: Path, problems: Problems) -> list[Source]:
+    """Return every readable `.md` source under lessons/ and reviews/, sorted by path."""
+    sources = []
+    for folder, kind in SOURCE_DIRS.items():
+        for file in sorted((root / folder).glob("*.md")):
+            shown = file.relative_to(root).as_posix()
+            text = read_text(file, shown, problems)
+            if text is not None:
+                sources.append(Source(shown, text.replace("\r\n", "\n"), kind, slug_of(file)))
+    return sources

@@ -1,0 +1,30 @@
+// Page runtime: theme toggle. Widgets and reviews load their own modules where the page has them.
+const root = document.documentElement;
+const THEME_KEY = "coursegen:theme";
+
+function readTheme() {
+  try { return localStorage.getItem(THEME_KEY); } catch { return null; }
+}
+
+function applyTheme(theme) {
+  if (theme === "dark" || theme === "light") root.dataset.theme = theme;
+  else delete root.dataset.theme;
+}
+
+function setupThemeToggle(button) {
+  const isDark = () => root.dataset.theme === "dark" ||
+    (!root.dataset.theme && matchMedia("(prefers-color-scheme: dark)").matches);
+  const sync = () => button.setAttribute("aria-pressed", String(isDark()));
+  button.hidden = false;
+  sync();
+  button.addEventListener("click", () => {
+    const next = isDark() ? "light" : "dark";
+    applyTheme(next);
+    try { localStorage.setItem(THEME_KEY, next); } catch { /* private mode: theme lasts this page */ }
+    sync();
+  });
+}
+
+applyTheme(readTheme());
+const toggle = document.querySelector("[data-theme-toggle]");
+if (toggle) setupThemeToggle(toggle);

@@ -1,0 +1,24 @@
+"""Shared fixtures: private copies of the sample and mini courses."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import FIXTURES, REPO, copy_course
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", help="rewrite golden files from this run")
+
+
+@pytest.fixture
+def sample_course(tmp_path) -> Path:
+    """A private copy of the repository's sample course."""
+    return copy_course(REPO, tmp_path / "course")
+
+
+@pytest.fixture
+def mini_course(tmp_path) -> Path:
+    """A private copy of the small fixed course in tests/fixtures/mini."""
+    return copy_course(FIXTURES / "mini", tmp_path / "mini")

@@ -1,0 +1,52 @@
+"""Test helpers: course copies to break, the CLI as a function, a static server."""
+from __future__ import annotations
+
+import contextlib
+import shutil
+import threading
+from pathlib import Path
+
+from coursegen.cli import main as cli_main
+from coursegen.serve import make_server
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+COURSE_PARTS = ("course.yaml", "lessons", "reviews", "templates", "widgets", "kernels", "media")
+
+
+def copy_course(source: Path, dest: Path, templates_from: Path = REPO) -> Path:
+    """Copy a course (and the repository's templates, widgets and kernels) into `dest`."""
+    dest.mkdir(parents=True)
+    for part in COURSE_PARTS:
+        origin = source / part if (source / part).exists() else templates_from / part
+        if origin.is_dir():
+            shutil.copytree(origin, dest / part)
+        elif origin.is_file():
+            shutil.copy(origin, dest / part)
+    for extra in ("package.json", "node_modules"):
+        if (REPO / extra).exists() and not (dest / extra).exists():
+            (dest / extra).symlink_to(REPO / extra)
+    return dest
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    """Run the CLI in-process; return (exit status, stdout, stderr)."""
+    try:
+        status = cli_main([str(a) for a in args])
+    except SystemExit as exit_:
+        status = exit_.code
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@contextlib.contextmanager
+def serving(folder: Path):
+    """Serve `folder` on a free 127.0.0.1 port; yield its base URL."""
+    server = make_server(folder, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,121 @@
+"""The whole build: outputs, determinism, relative URLs, sitemap, CLI behaviour."""
+from __future__ import annotations
+
+import re
+import shutil
+import urllib.request
+
+from helpers import REPO, run_cli, serving
+from coursegen.pipeline import build_site
+
+
+def test_sample_course_builds_every_page_type(sample_course, capsys):
+    status, out, err = run_cli(capsys, "--root", sample_course, "build")
+    assert status == 0, err
+    site = sample_course / "site"
+    for name in ("index.html", "404.html", ".nojekyll"):
+        assert (site / name).is_file()
+    pages = {p.name for p in site.glob("*.html")}
+    assert {"kda.html", "review-a.html"} <= pages
+    assert "built" in out
+
+
+def test_two_builds_are_byte_identical(mini_course):
+    first = build_site(mini_course).outputs
+    second = build_site(mini_course).outputs
+    assert first == second
+
+
+def test_assets_have_content_hashed_names(mini_course):
+    outputs = build_site(mini_course).outputs
+    assets = [p for p in outputs if p.startswith("assets/")]
+    assert assets and all(re.search(r"\.[0-9a-f]{10}\.(css|js)$", p) for p in assets)
+
+
+def test_every_internal_url_is_relative(mini_course):
+    outputs = build_site(mini_course).outputs
+    for path, data in outputs.items():
+        if path.endswith(".html") and path != "404.html":
+            for url in re.findall(r'(?:href|src)="([^"]*)"', data.decode()):
+                assert not url.startswith("/"), f"{path} has a root-relative URL {url}"
+                if "://" in url:
+                    assert url.startswith("https://example.org/mini/"), f"{path} links out to {url}"
+
+
+def test_sitemap_lists_published_units_when_base_url_is_set(mini_course):
+    sitemap = build_site(mini_course).outputs["sitemap.xml"].decode()
+    assert "<loc>https://example.org/mini/first.html</loc>" in sitemap
+    assert "later" not in sitemap  # upcoming units have no page
+
+
+def test_no_sitemap_without_base_url(sample_course):
+    assert "sitemap.xml" not in build_site(sample_course).outputs
+
+
+def test_course_map_shows_upcoming_units_without_links(mini_course):
+    index = build_site(mini_course).outputs["index.html"].decode()
+    assert 'href="first.html"' in index
+    assert "Still to come" in index and "later.html" not in index
+
+
+def test_pages_have_title_toc_and_prev_next(mini_course):
+    outputs = build_site(mini_course).outputs
+    second = outputs["second.html"].decode()
+    assert "<title>Second lesson · Lesson 2 · Mini course</title>" in second
+    assert "Lesson 2 of 4" in second
+    assert 'rel="prev" href="first.html"' in second and 'rel="next" href="check.html"' in second
+    assert '<a href="#details">Details</a>' in second
+
+
+def test_site_works_under_a_sub_path(mini_course, tmp_path):
+    outputs = build_site(mini_course).outputs
+    (tmp_path / "host" / "repo").mkdir(parents=True)
+    for path, data in outputs.items():
+        (tmp_path / "host" / "repo" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "host" / "repo" / path).write_bytes(data)
+    with serving(tmp_path / "host") as base:
+        for page in ("index.html", "first.html", "check.html"):
+            html = urllib.request.urlopen(base + "repo/" + page).read().decode()
+            for url in re.findall(r'(?:href|src)="([^"]*)"', html):
+                if "://" not in url and not url.startswith("#"):
+                    assert urllib.request.urlopen(base + "repo/" + url.split("#")[0]).status == 200
+
+
+def test_check_writes_nothing(mini_course, capsys):
+    status, out, _ = run_cli(capsys, "--root", mini_course, "check")
+    assert status == 0 and out.startswith("ok:")
+    assert not (mini_course / "site").exists()
+
+
+def test_build_replaces_the_previous_site_completely(mini_course, capsys):
+    (mini_course / "site").mkdir()
+    (mini_course / "site" / "stale.html").write_text("old")
+    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    assert not (mini_course / "site" / "stale.html").exists()
+    assert (mini_course / "site" / "first.html").exists()
+
+
+def test_drafts_build_only_with_the_drafts_flag(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("title: Second lesson", "title: Second lesson\ndraft: true"))
+    (mini_course / "lessons" / "01-first.md").write_text(
+        (mini_course / "lessons" / "01-first.md").read_text().replace("[the second lesson](02-second.md#details)", "it"))
+    (mini_course / "reviews" / "03-check.md").write_text("---\ntitle: Check\n---\n\nText.\n")
+    from coursegen.pipeline import BuildOptions
+    assert "second.html" not in build_site(mini_course).outputs
+    assert "second.html" in build_site(mini_course, BuildOptions(drafts=True)).outputs
+
+
+def test_help_is_available_for_every_command(capsys):
+    for command in ([], ["build"], ["serve"], ["check"]):
+        status, out, _ = run_cli(capsys, *command, "--help")
+        assert status == 0 and "usage:" in out
+
+
+def test_console_script_is_declared():
+    assert 'coursegen = "coursegen.cli:main"' in (REPO / "pyproject.toml").read_text()
+
+
+def test_build_py_is_thin():
+    assert len((REPO / "build.py").read_text().splitlines()) < 20
+    assert shutil.which("python3")
