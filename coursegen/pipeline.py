@@ -1,4 +1,12 @@
-"""The whole build as one function: load → parse → link → render. Writing is the caller's."""
+"""The whole build as one function: load → parse → link → render. Writing is the caller's.
+
+Features beyond plain Markdown are extension modules listed in EXTENSIONS. Each may define:
+- `install(md)`: add its Markdown syntax (fences, `:::` blocks, roles, core rules);
+- `prepare(root, config, problems) -> data`: load what parsing needs once per build; the result is
+  available to its parse rules as `env["ctx"].extra[<module name>]`;
+- `add_files(course, root, assets, problems)`: add site files, e.g. `assets.add(name, bytes)` for
+  content-hashed assets that templates reach with `asset(name)`.
+"""
 from __future__ import annotations
 
 import traceback
@@ -8,6 +16,7 @@ from pathlib import Path
 import jinja2
 
 from . import blocks
+from .assets import Assets
 from .config import load_config
 from .errors import ContentError, Problem, Problems
 from .link import link_course
@@ -41,15 +50,27 @@ def build_site(root: Path, options: BuildOptions = BuildOptions()) -> BuildResul
     config = load_config(root, problems)
     sources = load_sources(root, problems)
     md = make_markdown(EXTENSIONS)
-    ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources})
+    ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
+                       extra=prepare_extensions(root, config, problems))
     pages = [parse_source(md, source, ctx, problems) for source in sources]
     course = link_course(config, pages, problems, options.drafts) if config else None
     problems.raise_if_errors(options.strict)
+    assets = Assets()
+    for extension in EXTENSIONS:
+        if hasattr(extension, "add_files"):
+            extension.add_files(course, root, assets, problems)
+    problems.raise_if_errors(options.strict)
     try:
-        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode))
+        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets)
     except jinja2.TemplateError as err:
         raise ContentError([template_problem(err, root)]) from None
     return BuildResult(outputs, [p for p in problems.items if p.severity == "warning"])
+
+
+def prepare_extensions(root: Path, config, problems: Problems) -> dict:
+    """Return each extension's per-build data, keyed by its module's short name."""
+    return {ext.__name__.rsplit(".", 1)[-1]: ext.prepare(root, config, problems)
+            for ext in EXTENSIONS if hasattr(ext, "prepare")}
 
 
 def template_problem(err: jinja2.TemplateError, root: Path) -> Problem:
