@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import blocks
+from . import blocks, calc
 from .assets import Assets
 from .config import load_config
 from .errors import ContentError, Problem, Problems
@@ -24,7 +24,7 @@ from .markdown import ParseContext, make_markdown, parse_source
 from .render import RenderOptions, render_site
 from .sources import load_sources
 
-EXTENSIONS = (blocks,)
+EXTENSIONS = (blocks, calc)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,190 @@
+"""Kernel-checked numbers: the `` {calc}`EXPRESSION | FORMAT | = STATED` `` inline role.
+
+EXPRESSION is evaluated (safely, see calc_eval) over the course's own `kernels/` package and
+`math`; FORMAT is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is
+the number the author claims, checked against the computed value at the displayed precision.
+Every mistake is a problem at the role's line; the number in the page always comes from code.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import math
+import re
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+from markdown_it.common.utils import escapeHtml
+
+from .calc_eval import CalcError, evaluate
+from .markdown import register_role
+
+KERNEL_MODULES = ("gates", "kda", "overflow", "sizes")
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+MINUS = "\u2212"
+NBSP = "\u00a0"
+FORMAT_HINT = "use a Python format spec such as .2f, ',' or .3g, or sci:N, then an optional unit (.2f nats)"
+SCI_TEXT = re.compile(r"^([-+]?[\d.]+)\s*(?:[×x]\s*10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)|[eE]([-+]?\d+))$")
+
+
+def install(md) -> None:
+    """Register the `{calc}` role."""
+    register_role(md, "calc", render_calc)
+
+
+def prepare(root: Path, config, problems) -> dict:
+    """Return the names a `{calc}` expression may use: the course's kernel modules and `math`."""
+    return {"names": functools.cache(lambda: kernel_names(root))}
+
+
+def render_calc(token, env: dict, line: int) -> str:
+    """Return the HTML for one `{calc}` role, recording any problem at `line`."""
+    try:
+        expression, text = compute(token.content, env["ctx"].extra["calc"]["names"]())
+    except CalcError as err:
+        env["problems"].error(env["path"], line, err.message, err.hint)
+        return f'<code class="calc-error">{escapeHtml(token.content)}</code>'
+    return f'<span class="calc" data-calc="{escapeHtml(expression)}">{escapeHtml(text)}</span>'
+
+
+def compute(content: str, names: dict) -> tuple[str, str]:
+    """Return (expression, displayed text) for a role's content, or raise CalcError."""
+    expression, spec, unit, stated = split_role(content)
+    value = as_number(evaluate(expression, names), expression)
+    if spec is None:
+        spec = spec_from_stated(stated) if stated else default_spec(value)
+    shown = format_number(value, spec)
+    if stated is not None and not same_number(shown, stated):
+        raise CalcError(f"{{calc}} '{expression}' gives {shown}, but the text states {stated}",
+                        f"the kernels compute {value!r}; correct the stated number or the expression")
+    return expression, shown + (NBSP + unit if unit else "")
+
+
+def split_role(content: str) -> tuple[str, str | None, str, str | None]:
+    """Split `EXPRESSION | FORMAT | = STATED` into (expression, spec or None, unit, stated or None)."""
+    parts = [p.strip() for p in re.split(r"\\?\|", content)]
+    expression, spec, unit, stated = parts[0], None, "", None
+    if not expression:
+        raise CalcError("{calc} has no expression", "write one such as {calc}`overflow.BF16_MAX_LOG | .2f`")
+    for part in parts[1:]:
+        if part.startswith("="):
+            stated = part[1:].strip()
+        elif part and spec is None:
+            spec, _, unit = part.partition(" ")
+            unit = unit.strip()
+        elif part:
+            raise CalcError(f"{{calc}} has more than one format: '{part}'", "write EXPRESSION | FORMAT | = STATED")
+    return expression, spec, unit, stated
+
+
+def as_number(value, expression: str) -> float | int:
+    """Return a plain int or float for a kernel result, or raise CalcError when it is not one number."""
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(()).item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        kind = type(value).__name__
+        hint = ("pick one entry, e.g. [" + repr(sorted(value)[0]) + "]") if isinstance(value, dict) and value else ""
+        raise CalcError(f"{{calc}} '{expression}' gives a {kind}, not a number", hint)
+    return value
+
+
+def default_spec(value) -> str:
+    """Return the format used when the author gives none: integers in full, others to 4 figures."""
+    if isinstance(value, int):
+        return "d"
+    return "sci:4" if value and math.isfinite(value) and not 1e-4 <= abs(value) < 1e6 else ".4g"
+
+
+def spec_from_stated(stated: str) -> str:
+    """Return a format showing the computed value with the stated number's precision."""
+    text = stated.replace(MINUS, "-").strip()
+    sci = SCI_TEXT.match(text.replace(",", ""))
+    if sci:
+        return f"sci:{len(sci.group(1).replace('.', '').lstrip('-+0')) or 1}"
+    decimals = len(text.split(".", 1)[1].rstrip("%")) if "." in text else 0
+    return ("," if "," in text else "") + f".{decimals}f" + ("%" if text.endswith("%") else "")
+
+
+def format_number(value, spec: str) -> str:
+    """Return `value` formatted by a Python spec or `sci:N` (N significant figures, × 10ⁿ)."""
+    try:
+        if spec.startswith("sci:"):
+            text = scientific(value, int(spec[4:]))
+        else:
+            text = format(value, spec)
+    except (ValueError, TypeError) as err:
+        raise CalcError(f"bad {{calc}} format '{spec}': {err}", FORMAT_HINT) from None
+    return MINUS + text[1:] if text.startswith("-") else text
+
+
+def scientific(value, figures: int) -> str:
+    """Return `value` with `figures` significant figures as `m × 10ⁿ` (e.g. 3.39 × 10³⁸)."""
+    if not 1 <= figures <= 17:
+        raise ValueError(f"sci needs 1 to 17 significant figures, not {figures}")
+    if not math.isfinite(value):
+        return "∞" if value > 0 else ("−∞" if value < 0 else "NaN")
+    mantissa, _, exponent = format(value, f".{figures - 1}e").partition("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
+def read_number(text: str) -> float:
+    """Return the number a displayed or stated text means (commas, −, % and × 10ⁿ understood)."""
+    clean = text.replace(MINUS, "-").replace(",", "").replace("_", "").replace(NBSP, "").strip().rstrip("%")
+    sci = SCI_TEXT.match(clean)
+    if sci:
+        exponent = sci.group(2).translate(FROM_SUPERSCRIPT) if sci.group(2) else sci.group(3)
+        return float(sci.group(1)) * 10.0 ** int(exponent)
+    return float(clean.replace("∞", "inf"))
+
+
+def same_number(shown: str, stated: str) -> bool:
+    """Return True when the stated text means the same number as the displayed one."""
+    try:
+        claimed = read_number(stated)
+    except ValueError:
+        raise CalcError(f"cannot read the stated number '{stated}'",
+                        "state a plain number such as 88.72, 1,024 or 3.4 × 10³⁸") from None
+    return math.isclose(read_number(shown), claimed, rel_tol=1e-12, abs_tol=0.0) or read_number(shown) == claimed
+
+
+# ---- the course's kernels, loaded from its own kernels/ folder --------------------------
+
+def kernel_names(root: Path) -> dict[str, types.ModuleType]:
+    """Return {name: module} for the kernel modules of the course at `root`, plus `math`."""
+    package = load_kernels(root)
+    names = {name: getattr(package, name) for name in KERNEL_MODULES if hasattr(package, name)}
+    names["math"] = math
+    return names
+
+
+def load_kernels(root: Path) -> types.ModuleType:
+    """Return the course's `kernels` package, freshly imported whenever its files change."""
+    folder = root / "kernels"
+    if not (folder / "__init__.py").is_file():
+        raise CalcError("this course has no kernels/ package for {calc} to use",
+                        "add kernels/__init__.py importing gates, kda, overflow and sizes")
+    name = "_coursegen_kernels_" + _signature(folder)
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as err:  # noqa: BLE001 - a broken kernel file is reported, not raised
+            del sys.modules[name]
+            raise CalcError(f"kernels/ cannot be imported: {type(err).__name__}: {err}") from None
+    return sys.modules[name]
+
+
+def _signature(folder: Path) -> str:
+    """Return a short hash of the kernel files' paths, sizes and modification times."""
+    parts = [str(folder.resolve())] + [f"{f.relative_to(folder)}:{f.stat().st_size}:{f.stat().st_mtime_ns}"
+             for f in sorted(folder.rglob("*.py"))]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
