@@ -9,6 +9,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from . import csp
 from .assets import Assets, load_theme_assets
 from .model import Course, Unit
 
@@ -36,7 +37,8 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
         assets.urls.update(extra_assets.urls)
         assets.files.update(extra_assets.files)
     common = {"course": course, "config": course.config, "asset": assets.url,
-              "serve_mode": options.serve_mode, "total": len(course.units)}
+              "serve_mode": options.serve_mode, "total": len(course.units),
+              "csp": csp.policy(course.config, root / "templates")}
     out: dict[str, bytes] = dict(assets.files)
     out["index.html"] = _page(env, ["index.html"], common, canonical_path="")
     for unit in course.written:

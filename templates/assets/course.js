@@ -1,4 +1,5 @@
-// Page runtime: theme toggle. Widgets and reviews load their own modules where the page has them.
+// Page runtime: theme toggle, offline service worker, answers opened for print.
+// Widgets and reviews load their own modules where the page has them.
 const root = document.documentElement;
 const THEME_KEY = "coursegen:theme";
 
@@ -25,6 +26,24 @@ function setupThemeToggle(button) {
   });
 }
 
+function registerServiceWorker(url) {
+  // Offline reading after one visit (sw.js at the site root); failure only means no offline copy.
+  if (!url || !("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register(new URL(url, document.baseURI)).catch(() => {});
+}
+
+function expandForPrint() {
+  // Paper shows every answer: open closed <details> for printing, then close them again.
+  let opened = [];
+  addEventListener("beforeprint", () => {
+    opened = [...document.querySelectorAll("details:not([open])")];
+    opened.forEach((d) => { d.open = true; });
+  });
+  addEventListener("afterprint", () => opened.forEach((d) => { d.open = false; }));
+}
+
 applyTheme(readTheme());
 const toggle = document.querySelector("[data-theme-toggle]");
 if (toggle) setupThemeToggle(toggle);
+registerServiceWorker(root.dataset.serviceWorker);
+expandForPrint();

@@ -1,0 +1,68 @@
+"""Offline reading: a service worker at the site root that keeps every page and asset after one visit.
+
+A service worker controls only the pages at or below its own URL, so it is written as `sw.js` at the
+root under that fixed, unhashed name; its VERSION is a hash of everything it precaches, so a new build
+replaces the old cache and an unchanged one keeps it. Pages are fetched network-first (a learner
+online always gets the newest), everything else cache-first. Files larger than PRECACHE_LIMIT (the
+self-hosted Pyodide runtime) are not fetched up front but kept once a page has used them.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .assets import load_theme_assets
+
+SW_NAME = "sw.js"
+SW_SOURCE = "assets/sw.js"  # under templates/
+PRECACHE_LIMIT = 1 << 20
+
+
+def install(md) -> None:
+    """Offline support adds no Markdown syntax (the pipeline calls install on every extension)."""
+
+
+def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
+    """Return the site paths to fetch at install: the pages, then every small asset and media file."""
+    pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
+    media = sorted({site for unit in course.written for site, _ in unit.page.assets})
+    kept = sorted(path for path, data in site_files.items()
+                  if len(data) <= PRECACHE_LIMIT and not _is_worker_copy(path))
+    return pages + media + kept
+
+
+def _is_worker_copy(path: str) -> bool:
+    # templates/assets/sw.js is also copied as a hashed asset; that copy is never used.
+    return path.startswith("assets/sw.") and path.endswith(".js")
+
+
+def build_version(course, root: Path, precache: list[str]) -> str:
+    """Return a short hash of what the pages are made of: sources, media, templates, config, asset names."""
+    digest = hashlib.sha256("\n".join(precache).encode())
+    for unit in course.written:
+        digest.update(unit.page.html.encode())
+    for file in sorted((root / "templates").rglob("*")):
+        if file.is_file():
+            digest.update(file.read_bytes())
+    for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):
+        digest.update((root / source).read_bytes())
+    config = root / "course.yaml"
+    if config.is_file():
+        digest.update(config.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
+    """Return sw.js with its VERSION and PRECACHE filled in."""
+    precache = precache_list(course, site_files)
+    source = (root / "templates" / SW_SOURCE).read_text(encoding="utf-8")
+    return (source.replace("__VERSION__", build_version(course, root, precache))
+                  .replace("__PRECACHE__", json.dumps(precache, indent=2)).encode())
+
+
+def add_files(course, root, assets, problems) -> None:
+    """Write sw.js at the site root; templates reach it as asset('sw.js')."""
+    site_files = {**load_theme_assets(root / "templates").files, **assets.files}
+    assets.files[SW_NAME] = service_worker(course, root, site_files)
+    assets.urls[SW_NAME] = SW_NAME

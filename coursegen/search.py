@@ -1,0 +1,128 @@
+"""Site search: at build time, cut every published page into sections and write them as a JSON corpus.
+
+The browser loads this corpus (and the vendored MiniSearch) only when the learner opens search, so
+pages that are never searched pay nothing. One document per heading section, plus one per question,
+so a result links straight to the place that answers it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+INDEX_NAME = "search-index.json"
+FIELDS = ["title", "text"]
+STORED = ["url", "title", "where", "kind", "text"]  # search.js cuts the snippet around the match
+HEADINGS = {"h2", "h3", "h4"}
+SKIPPED = {"script", "style", "math", "sup", "button", "template"}  # no prose for a reader to find
+INLINE = {"a", "abbr", "b", "code", "em", "i", "kbd", "mark", "s", "small", "span", "strong", "sub", "sup"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+@dataclass
+class Section:
+    """A stretch of one page between two headings (or one question), with its text."""
+
+    anchor: str
+    title: str
+    kind: str
+    words: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join("".join(self.words).replace("\u21a9\ufe0e", "").split())
+
+
+class SectionSplitter(HTMLParser):
+    """Collect a page's text, starting a new section at each anchored heading or question."""
+
+    def __init__(self, page_title: str, kind: str):
+        super().__init__(convert_charrefs=True)
+        self.kind = kind
+        self.current = Section("", page_title, kind)
+        self.sections = [self.current]
+        self.restore: list[Section | None] = []  # per open element: the section to resume at its end
+        self.skip_depth = 0
+        self.in_heading = False
+
+    def handle_starttag(self, tag, attrs):
+        self.current.words.append("" if tag in INLINE else " ")  # block edges and <br> are spaces
+        if tag in VOID:
+            return
+        attrs = dict(attrs)
+        resume = None
+        if tag in HEADINGS and attrs.get("id"):
+            self.current, self.in_heading = Section(attrs["id"], "", self.kind), True
+            self.sections.append(self.current)
+        elif "data-question" in attrs and attrs.get("id"):
+            resume, self.current = self.current, Section(attrs["id"], "", "question")
+            self.sections.append(self.current)
+        self.restore.append(resume)
+        if tag in SKIPPED or (tag == "pre" and "diagram" in (attrs.get("class") or "")):
+            self.skip_depth += 1
+
+    def handle_endtag(self, tag):
+        self.current.words.append(" " if tag not in INLINE else "")
+        if tag in VOID:
+            return
+        if tag in SKIPPED or (tag == "pre" and self.skip_depth):
+            self.skip_depth = max(0, self.skip_depth - 1)
+        if tag in HEADINGS:
+            self.in_heading = False
+        resume = self.restore.pop() if self.restore else None
+        if resume is not None:  # a question ended: the text after it belongs to the section around it
+            self.current = resume
+
+    def handle_data(self, data):
+        if self.skip_depth:
+            return
+        if self.in_heading:
+            self.current.title += data
+        else:
+            self.current.words.append(data)
+
+
+def page_sections(html: str, page_title: str, kind: str) -> list[Section]:
+    """Return the sections of one rendered page body, in document order, empty ones dropped."""
+    splitter = SectionSplitter(page_title, kind)
+    splitter.feed(html)
+    splitter.close()
+    for section in splitter.sections:
+        section.title = " ".join(section.title.split())
+        if section.kind == "question":
+            section.title = excerpt(section.text)
+    return [s for s in splitter.sections if s.text or s.anchor]
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """Return `text` cut at a word boundary to at most `limit` characters, with an ellipsis if cut."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def course_documents(course) -> list[dict]:
+    """Return one search document per section and question of every published unit."""
+    documents = []
+    for unit in course.written:
+        where = f"{unit.label} · {unit.title}"
+        for section in page_sections(unit.page.html, unit.title, unit.kind):
+            url = unit.url + (f"#{section.anchor}" if section.anchor else "")
+            documents.append({"id": len(documents), "url": url, "title": section.title or unit.title,
+                              "where": where, "kind": section.kind, "text": section.text})
+    return documents
+
+
+def search_index(course) -> bytes:
+    """Return the JSON corpus search.js hands to MiniSearch: its options and the documents."""
+    corpus = {"fields": FIELDS, "storeFields": STORED, "documents": course_documents(course)}
+    return json.dumps(corpus, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+
+
+def install(md) -> None:
+    """Search adds no Markdown syntax (the pipeline calls install on every extension)."""
+
+
+def add_files(course, root, assets, problems) -> None:
+    """Add the search corpus as a content-hashed asset reachable as asset('search-index.json')."""
+    assets.add(INDEX_NAME, search_index(course))
