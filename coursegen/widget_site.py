@@ -1,0 +1,107 @@
+"""What live widgets need in the site: the kernels wheel, Pyodide (copied or from the CDN) and its SRI.
+
+The kernels reach the browser as a pure-Python wheel written with the `wheel` package's
+WheelFile: sorted entries, fixed timestamps, so two builds give the same bytes. Its file name
+stays a valid wheel name for `pyodide.loadPackage`; the content hash goes in the folder.
+"""
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from wheel.wheelfile import WheelFile
+
+KERNELS_VERSION = "0.1.0"
+WHEEL_NAME = f"kernels-{KERNELS_VERSION}-py3-none-any.whl"
+CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
+LOCAL_DIR = "pyodide/"
+LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
+RUNTIME_SUFFIXES = (".js", ".mjs", ".wasm", ".zip", ".whl", ".tar")  # besides pyodide-lock.json
+ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
+
+
+@dataclass(frozen=True)
+class PyodideSite:
+    """Where the worker finds Pyodide: its base URL, the loader's SRI, the files to copy (local only)."""
+
+    index_url: str
+    integrity: str
+    files: dict  # site path → source Path
+
+
+class SiteError(Exception):
+    """A live-widget setting in course.yaml that cannot work, with a hint."""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def kernels_wheel(root: Path) -> tuple[str, bytes]:
+    """Return (site path, bytes) of the deterministic wheel holding the course's kernels/."""
+    files = sorted(p for p in (root / "kernels").rglob("*.py") if "__pycache__" not in p.parts)
+    info = f"kernels-{KERNELS_VERSION}.dist-info"
+    metadata = (f"Metadata-Version: 2.1\nName: kernels\nVersion: {KERNELS_VERSION}\n"
+                "Summary: The course's numpy reference kernels\nRequires-Dist: numpy\nRequires-Dist: ml_dtypes\n")
+    wheel_meta = "Wheel-Version: 1.0\nGenerator: coursegen\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    entries = [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
+    entries += [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())]
+    with tempfile.TemporaryDirectory() as folder, _zip_epoch():
+        path = Path(folder) / WHEEL_NAME
+        with WheelFile(path, "w") as wheel:
+            for name, data in entries:
+                wheel.writestr(name, data)
+        data = path.read_bytes()
+    return f"py/{hashlib.sha256(data).hexdigest()[:12]}/{WHEEL_NAME}", data
+
+
+@contextlib.contextmanager
+def _zip_epoch():
+    """Give WheelFile a fixed timestamp unless the caller set SOURCE_DATE_EPOCH."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        yield
+        return
+    os.environ["SOURCE_DATE_EPOCH"] = str(ZIP_EPOCH)
+    try:
+        yield
+    finally:
+        del os.environ["SOURCE_DATE_EPOCH"]
+
+
+def sri(data: bytes) -> str:
+    """Return the Subresource Integrity value (sha384) of some bytes."""
+    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
+
+
+def pyodide_site(root: Path, settings) -> PyodideSite:
+    """Return where Pyodide comes from for `settings` (course.yaml's pyodide), or raise SiteError."""
+    dist = root / settings.path
+    if settings.source == "local":
+        if not (dist / LOADER).is_file():
+            raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
+                            "run 'npm ci' to fetch the pinned npm package, or set pyodide.path "
+                            "to a Pyodide distribution")
+        files = {LOCAL_DIR + f.name: f for f in sorted(dist.iterdir())
+                 if f.is_file() and (f.suffix in RUNTIME_SUFFIXES or f.name == "pyodide-lock.json")}
+        return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files)
+    return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
+
+
+def cdn_integrity(dist: Path, settings) -> str:
+    """Return pyodide.mjs's SRI: course.yaml's, else the hash of the same version's npm copy."""
+    if settings.integrity:
+        return settings.integrity
+    package = dist / "package.json"
+    version = json.loads(package.read_text()).get("version") if package.is_file() else None
+    if version != settings.version or not (dist / LOADER).is_file():
+        found = f"found version {version}" if version else "found none"
+        raise SiteError(f"cannot work out the SRI hash of Pyodide {settings.version}'s {LOADER} "
+                        f"({settings.path}: {found})",
+                        "set pyodide.integrity in course.yaml to the 'sha384-…' value of that file")
+    return sri((dist / LOADER).read_bytes())

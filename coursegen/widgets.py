@@ -1,0 +1,204 @@
+"""Widgets: ```` ```widget overflow-slider g_min=-5 tile=16 ```` fences become live figures.
+
+A core rule splits each widget fence's info string (shlex), checks the name and parameters
+against `widgets/<name>/spec.yaml`, runs the widget's Python entry at build time for every
+state it bakes, and stores all of it in `token.meta`; the fence renderer turns that into a
+`<figure data-widget=…>` through `templates/partials/widget.html`, complete without JavaScript.
+Problems carry the fence's line; nothing raises mid-parse. See docs/widgets.md.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from .assets import hashed_name
+from .calc import CalcError
+from .config import CONFIG_NAME
+from .errors import Problems, choices_hint
+from .markdown import highlight_code, register_fence, split_info
+from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
+from .widget_site import SiteError, kernels_wheel, pyodide_site
+from .widget_spec import Widget, load_widgets, parse_value
+
+FENCE = "widget"
+
+
+@dataclass
+class WidgetContext:
+    """Per-build widget data: the registry, the entry runner, the page runtime settings."""
+
+    root: Path
+    widgets: dict[str, Widget]
+    runner: EntryRunner
+    templates: jinja2.Environment
+    runtime: dict = field(default_factory=dict)  # what the page's runtime needs: worker, Pyodide, wheel
+
+
+def install(md) -> None:
+    """Register the widget fence's checking core rule and its renderer."""
+    md.core.ruler.push("widgets", check_widget_fences)
+    register_fence(md, FENCE, render_widget)
+
+
+def prepare(root: Path, config, problems: Problems) -> WidgetContext:
+    """Load every widget spec and work out how the page reaches Pyodide and the kernels."""
+    widgets = load_widgets(root, problems)
+    site = None
+    if config is not None:
+        try:
+            site = pyodide_site(root, config.pyodide)
+        except SiteError as err:
+            problems.error(CONFIG_NAME, _config_line(root, "pyodide:"), err.message, err.hint)
+    wheel = kernels_wheel(root) if (root / "kernels").is_dir() else ("", b"")
+    worker = root / "templates" / "assets" / "pyodide-worker.js"
+    runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker.is_file() else "",
+               "indexURL": site.index_url if site else "", "integrity": site.integrity if site else "",
+               "kernels": wheel[0]}
+    loader = jinja2.FileSystemLoader([str(root / "templates"), str(root / "widgets")])
+    templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+                                   trim_blocks=True, lstrip_blocks=True)
+    return WidgetContext(root, widgets, EntryRunner(root), templates, runtime)
+
+
+def add_files(course, root: Path, assets, problems: Problems) -> None:
+    """Add each used widget's view and stylesheet, the kernels wheel and (self-hosted) Pyodide."""
+    used = sorted({name for unit in course.written for name in unit.page.widgets}) if course else []
+    for name in used:
+        for file in ("view.js", "style.css"):
+            assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
+    if not used:
+        return
+    site_path, data = kernels_wheel(root)
+    assets.files[site_path] = data
+    try:
+        site = pyodide_site(root, course.config.pyodide)
+    except SiteError:
+        return  # prepare reported it
+    for site_path, source in site.files.items():
+        assets.files[site_path] = source.read_bytes()
+
+
+def _config_line(root: Path, key: str) -> int:
+    """Return the line of course.yaml where `key` starts, or 1."""
+    try:
+        lines = (root / CONFIG_NAME).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((number for number, row in enumerate(lines, 1) if row.startswith(key)), 1)
+
+
+# ---- parse: check fences and bake their results ---------------------------------------------
+
+def check_widget_fences(state) -> None:
+    """Validate every widget fence and store its parameters and baked states in `token.meta`."""
+    env = state.env
+    context: WidgetContext = env["ctx"].extra["widgets"]
+    for token in state.tokens:
+        if token.type == "fence" and split_info(token.info)[0] == FENCE:
+            line = token.map[0] + 1 if token.map else 1
+            token.meta["widget"] = parse_fence(token, context, env, line)
+
+
+def parse_fence(token, context: WidgetContext, env: dict, line: int) -> dict | None:
+    """Return {widget, params, states} for one fence, or None after recording its problems."""
+    problems, path = env["problems"], env["path"]
+    try:
+        words = shlex.split(split_info(token.info)[1])
+    except ValueError as err:
+        problems.error(path, line, f"cannot read the widget fence: {err}")
+        return None
+    if not words:
+        problems.error(path, line, "widget fence names no widget", choices_hint("", context.widgets, "widgets"))
+        return None
+    name, settings = words[0], words[1:]
+    widget = context.widgets.get(name)
+    if widget is None:
+        problems.error(path, line, f"unknown widget '{name}'", choices_hint(name, context.widgets, "widgets"))
+        return None
+    if token.content.strip():
+        problems.error(path, line, f"widget '{name}' takes no body",
+                       "write its parameters on the fence line, e.g. ```widget " + name + " name=value")
+    params = parse_params(widget, settings, problems, path, line)
+    if params is None:
+        return None
+    states = bake_states(widget, params, context, problems, path, line)
+    env["widgets"].append(name)
+    return {"widget": widget, "params": params, "states": states} if states else None
+
+
+def parse_params(widget: Widget, settings: list[str], problems, path: str, line: int) -> dict | None:
+    """Return the widget's parameters (defaults filled in) from `name=value` words, or None."""
+    params, ok = widget.defaults(), True
+    names = [p.name for p in widget.params]
+    seen = set()
+    for word in settings:
+        key, eq, text = word.partition("=")
+        param = widget.param(key)
+        if not eq:
+            problems.error(path, line, f"widget parameter '{word}' must be written as name=value",
+                           f"parameters of {widget.name} are: " + ", ".join(names))
+        elif param is None:
+            problems.error(path, line, f"unknown parameter '{key}' for widget '{widget.name}'",
+                           choices_hint(key, names, f"parameters of {widget.name}"))
+        elif key in seen:
+            problems.error(path, line, f"parameter '{key}' of widget '{widget.name}' is given twice")
+        else:
+            seen.add(key)
+            try:
+                params[key] = parse_value(param, text)
+                continue
+            except ValueError as err:
+                problems.error(path, line, f"parameter '{key}' of widget '{widget.name}' {err}, found {text!r}",
+                               f"{param.label}: {param.describe()}")
+        ok = False
+    return params if ok else None
+
+
+def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, path: str, line: int):
+    """Return [(params, baked result)] for every state the page carries, or None on failure."""
+    states = []
+    for state in widget.grid(params):
+        try:
+            states.append((state, baked(widget, context.runner.run(widget, state))))
+        except (EntryError, CalcError) as err:
+            where = f" (widgets/{widget.name}/widget.py line {err.line})" if getattr(err, "line", 0) else ""
+            shown = " ".join(f"{k}={v}" for k, v in state.items())
+            problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}")
+            return None
+    return states
+
+
+# ---- render --------------------------------------------------------------------------------
+
+def render_widget(token, env: dict) -> str:
+    """Return the widget's figure: controls, the build-time result, live-Python panel, its code."""
+    data = token.meta.get("widget")
+    if not data:
+        return '<p class="widget-error">This widget could not be built.</p>\n'
+    context: WidgetContext = env["ctx"].extra["widgets"]
+    widget, params = data["widget"], data["params"]
+    ids = env.setdefault("widget_ids", {})
+    ids[widget.name] = ids.get(widget.name, 0) + 1
+    element_id = f"widget-{widget.name}" + (f"-{ids[widget.name]}" if ids[widget.name] > 1 else "")
+    first_on_page = not env.get("widget_runtime_done")
+    env["widget_runtime_done"] = True
+    html = context.templates.get_template("partials/widget.html").render(
+        widget=widget, params=params, id=element_id, result=data["states"][0][1],
+        params_json=json.dumps(params, separators=(",", ":")), spec_json=spec_json(widget),
+        states_json=Markup(states_json(compact_states(widget, data["states"]))),
+        view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
+        code=Markup(highlight_code(entry_source(widget), "python", None)),
+        runtime_json=Markup(states_json(context.runtime)) if first_on_page else "")
+    return html if html.endswith("\n") else html + "\n"
+
+
+def spec_json(widget: Widget) -> str:
+    """Return the parameters' types and ranges as JSON, for the view's controls."""
+    return json.dumps({p.name: {"type": p.type, "min": p.min, "max": p.max, "step": p.step,
+                                "choices": list(p.choices)} for p in widget.params},
+                      separators=(",", ":"))

@@ -1,0 +1,212 @@
+// Widget runtime: mounts each [data-widget] figure's view. Answers come from the states baked
+// into the page; Pyodide starts in a Web Worker only when a learner asks for live Python.
+const STAGE_TEXT = {
+  runtime: "Loading the Python runtime",
+  numpy: "Loading numpy and ml_dtypes",
+  kernels: "Loading the course's kernels",
+};
+const FAILURE_TEXT = {
+  runtime: "the Python runtime could not be loaded (you may be offline, or its server is blocked)",
+  numpy: "numpy and ml_dtypes could not be loaded into Python",
+  kernels: "the course's kernels could not be loaded into Python",
+  timeout: "loading Python took too long",
+  worker: "the background worker for Python could not start",
+};
+const STAGE_TIMEOUT_MS = 60000;
+
+function readJSON(element) {
+  return element ? JSON.parse(element.textContent) : null;
+}
+
+function absolute(url) {
+  return new URL(url, document.baseURI).href;
+}
+
+/** Live Python: one worker per page, booted on first use, restarted after a failure. */
+class LivePython extends EventTarget {
+  constructor(config) {
+    super();
+    this.config = config;
+    this.ready = null;
+    this.pending = new Map();
+    this.nextId = 1;
+  }
+
+  boot() {
+    this.ready ??= this.start().catch((error) => {
+      this.worker?.terminate();
+      this.ready = null;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  start() {
+    return new Promise((resolve, reject) => {
+      let timer;
+      const fail = (stage, reason) => { clearTimeout(timer); reject(Object.assign(new Error(reason), { stage })); };
+      const arm = (stage) => { clearTimeout(timer); timer = setTimeout(() => fail("timeout", stage), STAGE_TIMEOUT_MS); };
+      this.worker = new Worker(absolute(this.config.worker), { type: "module" });
+      this.worker.onerror = (event) => { event.preventDefault(); fail("worker", event.message); };
+      this.worker.onmessage = ({ data }) => {
+        if (data.type === "progress") { arm(data.stage); this.dispatchEvent(new CustomEvent("progress", { detail: data })); }
+        else if (data.type === "ready") { clearTimeout(timer); resolve(); }
+        else if (data.type === "failed") fail(data.stage, data.reason);
+        else this.settle(data);
+      };
+      arm("runtime");
+      this.worker.postMessage({ type: "boot", indexURL: absolute(this.config.indexURL),
+        integrity: this.config.integrity, kernels: absolute(this.config.kernels) });
+    });
+  }
+
+  settle({ id, type, json, message }) {
+    const job = this.pending.get(id);
+    this.pending.delete(id);
+    if (type === "result") job?.resolve(JSON.parse(json));
+    else job?.reject(Object.assign(new Error(message), { stage: "run" }));
+  }
+
+  async run(source, params) {
+    await this.boot();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ type: "run", id, source, params });
+    });
+  }
+}
+
+/** The baked states of one figure: look one up by its parameters. */
+function bakedStates(figure) {
+  const data = readJSON(figure.querySelector("[data-widget-states]"));
+  const table = new Map();
+  const width = data.params.length;
+  for (const row of data.rows) {
+    const result = { ...data.const };
+    data.keys.forEach((key, i) => { result[key] = row[width + i]; });
+    table.set(JSON.stringify(row.slice(0, width)), result);
+  }
+  return (params) => table.get(JSON.stringify(data.params.map((name) => params[name])));
+}
+
+/** Read the form into typed parameters; returns [params, problem sentence or ""]. */
+function readParams(form, spec) {
+  const params = {};
+  for (const [name, rule] of Object.entries(spec)) {
+    const field = form.elements.namedItem(name);
+    const input = field instanceof RadioNodeList ? field[field.length - 1] : field;
+    if (rule.type === "choice") {
+      params[name] = rule.choices.find((choice) => String(choice) === input.value);
+      continue;
+    }
+    const value = Number(input.value);
+    const whole = rule.type === "int" ? Number.isInteger(value) : true;
+    if (input.value === "" || !Number.isFinite(value) || !whole || value < rule.min || value > rule.max) {
+      const kind = rule.type === "int" ? "a whole number" : "a number";
+      return [params, `${input.getAttribute("aria-label") || name} must be ${kind} from ${rule.min} to ${rule.max}.`];
+    }
+    params[name] = value;
+  }
+  return [params, ""];
+}
+
+/** Keep a slider and its exact-value box showing the same number. */
+function syncTwin(form, changed) {
+  const field = form.elements.namedItem(changed.name);
+  if (!(field instanceof RadioNodeList)) return;
+  for (const input of field) if (input !== changed && changed.value !== "") input.value = changed.value;
+}
+
+function fill(figure, result) {
+  for (const element of figure.querySelectorAll("[data-out]")) {
+    element.dataset.baked ??= element.textContent;
+    const value = result[element.dataset.out];
+    element.textContent = value === undefined || typeof value === "object" ? element.dataset.baked : String(value);
+  }
+}
+
+/** The per-figure runtime handed to a view's mount(). */
+function widgetRuntime(figure, python) {
+  const spec = JSON.parse(figure.dataset.spec);
+  const lookup = bakedStates(figure);
+  const form = figure.querySelector("[data-widget-controls]");
+  const panel = figure.querySelector("[data-widget-live]");
+  const part = (name) => panel.querySelector(`[data-${name}]`);
+  const source = () => figure.querySelector("[data-widget-code]").textContent;
+  let show = () => {};
+  let latest = 0;
+
+  const status = (text) => { part("live-status").textContent = text; };
+  const onProgress = ({ detail }) => {
+    part("live-progress").hidden = false;
+    part("live-progress").value = detail.step - 1;
+    status(`${STAGE_TEXT[detail.stage]} (step ${detail.step} of ${detail.total})…`);
+  };
+
+  async function live(params) {
+    const ticket = ++latest;
+    part("live-retry").hidden = true;
+    part("live-run").disabled = true;
+    status("Starting live Python…");
+    python.addEventListener("progress", onProgress);
+    try {
+      const result = await python.run(source(), params);
+      if (ticket !== latest) return;
+      show(result, "live");
+      part("widget-source").textContent = "Showing a live result, computed by Python in your browser.";
+      status("Live result ready.");
+    } catch (error) {
+      if (ticket !== latest) return;
+      const reason = error.stage === "run" ? `the Python raised ${error.message}` : FAILURE_TEXT[error.stage];
+      part("live-status").dataset.reason = `${error.stage}: ${error.message}`;  // the technical detail, for tests
+      status(`Live Python is unavailable: ${reason}; the results shown are still the ones computed when the page was built.`);
+      part("live-retry").hidden = false;
+    } finally {
+      python.removeEventListener("progress", onProgress);
+      part("live-progress").hidden = true;
+      part("live-run").disabled = false;
+    }
+  }
+
+  function update(event) {
+    if (event?.target?.name) syncTwin(form, event.target);
+    const [params, problem] = readParams(form, spec);
+    if (problem) { status(problem); return; }
+    const result = lookup(params);
+    if (!result) { live(params); return; }
+    latest++;
+    show(result, "baked");
+    part("widget-source").textContent = "Showing results computed when this page was built.";
+    status("");
+  }
+
+  return {
+    figure,
+    fill: (result) => fill(figure, result),
+    /** Start answering: `render(result, how)` draws a result ("baked" or "live"). */
+    start(render) {
+      show = render;
+      form.hidden = false;
+      panel.hidden = false;
+      // sliders and menus answer as they move; exact-value boxes once the number is complete
+      form.addEventListener("input", (event) => { if (event.target.type !== "number") update(event); });
+      form.addEventListener("change", (event) => { if (event.target.type === "number") update(event); });
+      form.addEventListener("submit", (event) => { event.preventDefault(); update(); });
+      part("live-run").addEventListener("click", () => live(readParams(form, spec)[0]));
+      part("live-retry").addEventListener("click", () => live(readParams(form, spec)[0]));
+      figure.dataset.widgetReady = "true";
+    },
+  };
+}
+
+async function mountAll() {
+  const config = readJSON(document.querySelector("[data-widget-runtime]"));
+  const python = new LivePython(config);
+  for (const figure of document.querySelectorAll("[data-widget]")) {
+    const view = await import(absolute(figure.dataset.view));
+    view.mount(figure, JSON.parse(figure.dataset.params), widgetRuntime(figure, python));
+  }
+}
+
+mountAll();

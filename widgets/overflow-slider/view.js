@@ -1,0 +1,27 @@
+// Overflow slider view: numbers and verdict by data-out, bars of log10(1/Γ) per position.
+const SVG = "http://www.w3.org/2000/svg";
+
+function drawBars(group, result) {
+  while (group.children.length > result.log10.length) group.lastElementChild.remove();
+  while (group.children.length < result.log10.length) {
+    const bar = document.createElementNS(SVG, "rect");
+    bar.setAttribute("x", `${group.children.length}.1`);
+    bar.setAttribute("y", "0");
+    bar.setAttribute("width", "0.8");
+    group.append(bar);
+  }
+  result.log10.forEach((value, i) => {
+    group.children[i].setAttribute("height", String(value));
+    group.children[i].setAttribute("class", result.finite[i] ? "is-finite" : "is-overflow");
+  });
+}
+
+export function mount(element, params, runtime) {
+  const verdict = element.querySelector("[data-out=verdict]");
+  const bars = element.querySelector("[data-bars]");
+  runtime.start((result) => {
+    runtime.fill(result);
+    verdict.dataset.fits = result.fits ? "yes" : "no";
+    drawBars(bars, result);
+  });
+}
