@@ -21,6 +21,9 @@ def make_parser() -> argparse.ArgumentParser:
     for command in (build, check, serve):
         command.add_argument("--drafts", action="store_true", help="include units marked draft: true")
         command.add_argument("--strict", action="store_true", help="treat warnings as errors")
+        command.add_argument("--offline", action="store_true",
+                             help="self-host Pyodide (pyodide.path, default node_modules/pyodide) so the "
+                                  "site needs nothing from the internet")
     build.add_argument("--out", type=Path, default=None, help="output folder (default: site/ in the root)")
     serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     serve.add_argument("--no-watch", action="store_true", help="serve without watching for changes")
@@ -32,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     root = args.root.resolve()
     command = args.command or "build"
-    options = BuildOptions(drafts=getattr(args, "drafts", False), strict=getattr(args, "strict", False))
+    options = BuildOptions(drafts=getattr(args, "drafts", False), strict=getattr(args, "strict", False),
+                           offline=getattr(args, "offline", False))
     if command == "serve":
         from .serve import serve
         return serve(root, options, port=args.port, watch=not args.no_watch)

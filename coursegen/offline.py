@@ -8,6 +8,7 @@ self-hosted Pyodide runtime) are not fetched up front but kept once a page has u
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -17,6 +18,11 @@ from .assets import load_theme_assets
 SW_NAME = "sw.js"
 SW_SOURCE = "assets/sw.js"  # under templates/
 PRECACHE_LIMIT = 1 << 20
+
+
+def self_hosted(config):
+    """Return `config` with Pyodide served from the site itself (`build --offline`)."""
+    return dataclasses.replace(config, pyodide=dataclasses.replace(config.pyodide, source="local"))
 
 
 def install(md) -> None:

@@ -34,6 +34,7 @@ class BuildOptions:
     drafts: bool = False
     strict: bool = False
     serve_mode: bool = False
+    offline: bool = False  # self-host Pyodide whatever course.yaml says (see coursegen.offline)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ def build_site(root: Path, options: BuildOptions = BuildOptions()) -> BuildResul
     """Return the built site for the course at `root`, or raise ContentError listing every problem."""
     problems = Problems()
     config = load_config(root, problems)
+    if config and options.offline:
+        config = offline.self_hosted(config)
     sources = load_sources(root, problems)
     md = make_markdown(EXTENSIONS)
     ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},

@@ -14,7 +14,8 @@ INDEX_NAME = "search-index.json"
 FIELDS = ["title", "text"]
 STORED = ["url", "title", "where", "kind", "text"]  # search.js cuts the snippet around the match
 HEADINGS = {"h2", "h3", "h4"}
-SKIPPED = {"script", "style", "math", "sup", "button", "template"}  # no prose for a reader to find
+SKIPPED = {"script", "style", "sup", "button", "template"}  # no prose for a reader to find
+# Answers and explanations stay out too: a search result must not give away a review's answer.
 INLINE = {"a", "abbr", "b", "code", "em", "i", "kbd", "mark", "s", "small", "span", "strong", "sub", "sup"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
@@ -27,6 +28,7 @@ class Section:
     title: str
     kind: str
     words: list[str] = field(default_factory=list)
+    label: str = ""  # a question's kind label ("Free recall · lesson 2")
 
     @property
     def text(self) -> str:
@@ -41,8 +43,9 @@ class SectionSplitter(HTMLParser):
         self.kind = kind
         self.current = Section("", page_title, kind)
         self.sections = [self.current]
-        self.restore: list[Section | None] = []  # per open element: the section to resume at its end
+        self.open: list[tuple[Section | None, bool, bool]] = []  # per element: section to resume, skips? label?
         self.skip_depth = 0
+        self.label_depth = 0
         self.in_heading = False
 
     def handle_starttag(self, tag, attrs):
@@ -57,19 +60,20 @@ class SectionSplitter(HTMLParser):
         elif "data-question" in attrs and attrs.get("id"):
             resume, self.current = self.current, Section(attrs["id"], "", "question")
             self.sections.append(self.current)
-        self.restore.append(resume)
-        if tag in SKIPPED or (tag == "pre" and "diagram" in (attrs.get("class") or "")):
-            self.skip_depth += 1
+        skips, label = is_skipped(tag, attrs), "question-kind" in (attrs.get("class") or "").split()
+        self.skip_depth += skips
+        self.label_depth += label
+        self.open.append((resume, skips, label))
 
     def handle_endtag(self, tag):
-        self.current.words.append(" " if tag not in INLINE else "")
-        if tag in VOID:
+        self.current.words.append("" if tag in INLINE else " ")
+        if tag in VOID or not self.open:
             return
-        if tag in SKIPPED or (tag == "pre" and self.skip_depth):
-            self.skip_depth = max(0, self.skip_depth - 1)
         if tag in HEADINGS:
             self.in_heading = False
-        resume = self.restore.pop() if self.restore else None
+        resume, skips, label = self.open.pop()
+        self.skip_depth -= skips
+        self.label_depth -= label
         if resume is not None:  # a question ended: the text after it belongs to the section around it
             self.current = resume
 
@@ -78,8 +82,17 @@ class SectionSplitter(HTMLParser):
             return
         if self.in_heading:
             self.current.title += data
+        elif self.label_depth:
+            self.current.label += data
         else:
             self.current.words.append(data)
+
+
+def is_skipped(tag: str, attrs: dict) -> bool:
+    """Return whether an element's text stays out of the index (scripts, diagrams, answers)."""
+    classes = (attrs.get("class") or "").split()
+    return (tag in SKIPPED or (tag == "pre" and "diagram" in classes) or "data-answer" in attrs
+            or any("explanation" in c for c in classes))
 
 
 def page_sections(html: str, page_title: str, kind: str) -> list[Section]:
@@ -89,6 +102,7 @@ def page_sections(html: str, page_title: str, kind: str) -> list[Section]:
     splitter.close()
     for section in splitter.sections:
         section.title = " ".join(section.title.split())
+        section.label = " ".join(section.label.split())
         if section.kind == "question":
             section.title = excerpt(section.text)
     return [s for s in splitter.sections if s.text or s.anchor]
@@ -109,7 +123,8 @@ def course_documents(course) -> list[dict]:
         for section in page_sections(unit.page.html, unit.title, unit.kind):
             url = unit.url + (f"#{section.anchor}" if section.anchor else "")
             documents.append({"id": len(documents), "url": url, "title": section.title or unit.title,
-                              "where": where, "kind": section.kind, "text": section.text})
+                              "where": " · ".join(filter(None, [section.label, where])),
+                              "kind": section.kind, "text": section.text})
     return documents
 
 

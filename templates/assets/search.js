@@ -35,7 +35,7 @@ function resultItem(hit) {
   link.textContent = hit.title;
   const where = document.createElement("span");
   where.className = "search-hit-where";
-  where.textContent = hit.kind === "question" ? `Question · ${hit.where}` : hit.where;
+  where.textContent = hit.where;
   const text = document.createElement("p");
   text.className = "search-hit-text";
   text.textContent = snippet(hit.text, hit.terms);
