@@ -23,6 +23,7 @@ class UnitConfig:
     title: str = ""
     kind: str = "lesson"
     upcoming: bool = False
+    topics: tuple[str, ...] = ()  # short labels listed under the unit on the progress map
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class CourseConfig:
 
 TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
             "units": list, "pyodide": dict, "theme": dict}
-UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool}
+UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
 PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
 THEME_KEYS = {"accent": str}
 
@@ -128,7 +129,10 @@ def _parse_units(entries, path: str, problems: Problems):
         kind = good.get("kind", "lesson")
         if kind not in UNIT_KINDS:
             problems.error(path, line, f"unit kind must be 'lesson' or 'review', found {kind!r}")
-        yield UnitConfig(line=line, **good)
+        topics = good.pop("topics", [])
+        if not all(isinstance(t, str) and t.strip() for t in topics):
+            problems.error(path, entry.line_of("topics"), f"'topics' of unit '{slug}' must be a list of short texts")
+        yield UnitConfig(line=line, topics=tuple(t for t in topics if isinstance(t, str)), **good)
 
 
 def load_config(root: Path, problems: Problems) -> CourseConfig | None:

@@ -49,7 +49,7 @@ def _unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, draf
     title = source_page.title if source_page else entry.title
     summary = source_page.meta.get("summary", "") if source_page else ""
     return Unit(number=number, slug=entry.slug, kind=kind, title=title or entry.title,
-                summary=summary, part=entry.part, page=page)
+                summary=summary, part=entry.part, page=page, topics=entry.topics)
 
 
 def page_ids(page: Page) -> set[str]:

@@ -66,6 +66,7 @@ class Unit:
     summary: str = ""
     part: str = ""
     page: Page | None = None
+    topics: tuple[str, ...] = ()  # from course.yaml, for the progress map
 
     @property
     def url(self) -> str | None:

@@ -1,0 +1,75 @@
+// Multiple choice: options in a per-learner stable shuffled order; choosing one locks the question,
+// marks it right or wrong, shows the explanations and scores itself (right = yes, wrong = no).
+
+/** Return a 32-bit FNV-1a hash of a string. */
+export function hash(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** Return the items in an order fixed by `seed`: the same learner always sees the same order. */
+export function stableShuffle(items, seed) {
+  return items.map((item, i) => [hash(`${seed}:${i}`), i, item])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(([, , item]) => item);
+}
+
+/** Enhance one choice question; return { reset } for the tally's reset button. */
+export function enhance(question, ctx) {
+  const { el, store } = ctx;
+  const key = ctx.keyOf(question);
+  const list = question.querySelector("[data-options]");
+  const answer = question.querySelector("[data-answer]");
+  const body = answer.querySelector(".question-answer-body");
+  body.tabIndex = -1;
+  const correct = Number(answer.querySelector("[data-feedback][data-correct]").dataset.feedback);
+  const items = stableShuffle([...list.querySelectorAll(":scope > li[data-option]")], `${ctx.seed}:${key}`);
+  list.append(...items);
+  const buttons = items.map((item) => {
+    const button = el("button", { type: "button", class: "choice-option", "data-choose": item.dataset.option });
+    const content = item.children.length === 1 && item.firstElementChild.tagName === "P" ? item.firstElementChild : item;
+    button.append(...content.childNodes);
+    item.replaceChildren(button);
+    return button;
+  });
+  const verdicts = items.map((item) => item.appendChild(el("span", { class: "choice-verdict-mark" })));
+  const again = el("button", { type: "button", class: "question-again" }, "Answer again");
+  answer.after(el("div", { class: "question-score" }, again));
+
+  const show = () => {
+    const chosen = store.record(key).choice;
+    const locked = Number.isInteger(chosen);
+    answer.hidden = !locked;
+    answer.open = locked;
+    again.hidden = !locked;
+    items.forEach((item, i) => {
+      const n = Number(item.dataset.option);
+      item.classList.toggle("is-chosen", locked && n === chosen);
+      item.classList.toggle("is-right", locked && n === correct);
+      item.classList.toggle("is-wrong", locked && n === chosen && n !== correct);
+      buttons[i].disabled = locked;
+      buttons[i].setAttribute("aria-pressed", String(locked && n === chosen));
+      verdicts[i].textContent = !locked ? "" : n === correct ? " Correct answer" : n === chosen ? " Your choice, not right" : "";
+    });
+    for (const note of answer.querySelectorAll("[data-feedback]")) {
+      note.classList.toggle("is-chosen", locked && Number(note.dataset.feedback) === chosen);
+    }
+  };
+  buttons.forEach((button) => button.addEventListener("click", () => {
+    const chosen = Number(button.dataset.choose);
+    store.update(key, { choice: chosen });
+    const card = ctx.score(question, chosen === correct ? "yes" : "no");
+    show();
+    body.focus();
+    const verdict = chosen === correct ? "Correct." : "Not right; the correct option is marked.";
+    ctx.announce(`${verdict} Next review ${ctx.dueText(card.due, new Date())}.`);
+  }));
+  again.addEventListener("click", () => {
+    store.update(key, { choice: undefined, score: undefined });
+    show();
+    ctx.changed();
+    buttons[0].focus();
+  });
+  show();
+  return { restore: show, reset() { store.clear(key); show(); } };
+}

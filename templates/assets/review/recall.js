@@ -1,0 +1,114 @@
+// Recall, explain and excerpt questions: commit an answer (typed, or "on paper / aloud"), then the
+// model answer unlocks, then an honest self-score: yes, partly or no.
+const SCORE_LABELS = { yes: "Yes", partly: "Partly", no: "No" };
+
+/** Enhance one question element; return { reset } for the tally's reset button. */
+export function enhance(question, ctx) {
+  const { el, store } = ctx;
+  const key = ctx.keyOf(question);
+  const id = question.id;
+  const answer = question.querySelector("[data-answer]");
+  const body = answer.querySelector(".question-answer-body");
+  body.tabIndex = -1;
+  const text = el("textarea", { id: `${id}-text`, rows: 3, class: "question-text", "aria-describedby": `${id}-lock` });
+  const aloud = el("input", { type: "checkbox", id: `${id}-aloud` });
+  const reveal = el("button", { type: "button", class: "question-reveal", "aria-describedby": `${id}-lock` },
+    "Reveal the model answer");
+  const lock = el("p", { class: "question-lock", id: `${id}-lock` },
+    "Type your answer, or tick the box once you have answered on paper or aloud; then the answer unlocks.");
+  const commit = el("div", { class: "question-commit" },
+    el("label", { for: text.id }, "Your answer"), text,
+    el("label", { class: "question-aloud", for: aloud.id }, aloud, " I answered on paper or aloud"),
+    timer(question, ctx), reveal, lock);
+  const scores = scoreGroup(question, ctx);
+  answer.before(commit);
+  answer.after(scores.node);
+
+  const committed = () => text.value.trim() !== "" || aloud.checked;
+  const sync = () => {
+    const record = store.record(key);
+    reveal.disabled = !committed() || record.revealed === true;
+    answer.hidden = record.revealed !== true;
+    answer.open = record.revealed === true;
+    lock.hidden = record.revealed === true;
+    text.readOnly = aloud.disabled = record.revealed === true;
+    scores.show(record);
+  };
+  text.addEventListener("input", () => { store.update(key, { text: text.value }); sync(); });
+  aloud.addEventListener("change", () => { store.update(key, { aloud: aloud.checked }); sync(); });
+  reveal.addEventListener("click", () => {
+    if (!committed()) return;
+    store.update(key, { revealed: true });
+    sync();
+    body.focus();
+    ctx.announce("Model answer shown. Score yourself: yes, partly or no.");
+  });
+  scores.onScore = sync;
+  const restore = () => {
+    const record = store.record(key);
+    text.value = record.text ?? "";
+    aloud.checked = record.aloud === true;
+    sync();
+  };
+  restore();
+  return { restore, reset() { store.clear(key); restore(); } };
+}
+
+function scoreGroup(question, ctx) {
+  const { el } = ctx;
+  const key = ctx.keyOf(question);
+  const buttons = Object.entries(SCORE_LABELS).map(([value, label]) =>
+    el("button", { type: "button", class: `score-${value}`, "data-score": value, "aria-pressed": "false" }, label));
+  const next = el("p", { class: "question-next" });
+  const again = el("button", { type: "button", class: "question-again" }, "Answer again");
+  const node = el("div", { class: "question-score", role: "group", "aria-label": "Did you get it?" },
+    el("p", { class: "question-score-label" }, "Did you get it?"), ...buttons, next, again);
+  const group = {
+    node,
+    onScore: () => {},
+    show(record) {
+      node.hidden = record.revealed !== true;
+      for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.score === record.score));
+      next.textContent = record.card ? `Next review ${ctx.dueText(record.card.due, new Date())}.` : "";
+      again.hidden = !record.score;
+    },
+  };
+  for (const button of buttons) {
+    button.addEventListener("click", () => {
+      const card = ctx.score(question, button.dataset.score);
+      group.onScore();
+      ctx.announce(`Scored ${SCORE_LABELS[button.dataset.score].toLowerCase()}. Next review ${ctx.dueText(card.due, new Date())}.`);
+    });
+  }
+  again.addEventListener("click", () => {
+    ctx.store.update(key, { text: "", aloud: false, revealed: false, score: undefined });
+    question.querySelector(".question-text").value = "";
+    question.querySelector(".question-aloud input").checked = false;
+    group.onScore();
+    ctx.changed();
+    question.querySelector(".question-text").focus();
+  });
+  return group;
+}
+
+function timer(question, ctx) {
+  const seconds = Number(question.dataset.seconds);
+  if (!seconds) return "";
+  const { el } = ctx;
+  const clock = el("span", { class: "question-timer", "aria-hidden": "true" });
+  const button = el("button", { type: "button", class: "question-timer-start" }, `Start a ${seconds} s timer`);
+  let left = 0;
+  let handle = 0;
+  button.addEventListener("click", () => {
+    clearInterval(handle);
+    left = seconds;
+    clock.textContent = `${left} s`;
+    ctx.announce(`Timer started: ${seconds} seconds.`);
+    handle = setInterval(() => {
+      left -= 1;
+      clock.textContent = left > 0 ? `${left} s` : "Time";
+      if (left <= 0) { clearInterval(handle); ctx.announce("Time is up."); }
+    }, 1000);
+  });
+  return el("span", { class: "question-timer-group" }, button, " ", clock);
+}

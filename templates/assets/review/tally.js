@@ -1,0 +1,76 @@
+// The tally: answered / total, yes / partly / no per lesson and per topic, and what to revisit,
+// as links to the lessons and sections behind every "no" or "partly".
+const originals = new WeakMap(); // the build-time study-guide lists, kept to copy links from
+
+/** Return the counts the tally shows for these questions and their stored records. */
+export function count(questions, recordOf) {
+  const rows = new Map();
+  const totals = { answered: 0, yes: 0, partly: 0, no: 0 };
+  const revisit = { lessons: new Set(), sections: new Set() };
+  const row = (name) => rows.get(name) ?? rows.set(name, { yes: 0, partly: 0, no: 0, open: 0 }).get(name);
+  for (const q of questions) {
+    const score = recordOf(q).score;
+    const names = q.dataset.lessons.split(" ").filter(Boolean).map((n) => `lesson:${n}`);
+    if (q.dataset.topic) names.push(`topic:${q.dataset.topic}`);
+    for (const name of names) row(name)[score ?? "open"] += 1;
+    if (!score) continue;
+    totals.answered += 1;
+    totals[score] += 1;
+    if (score !== "yes") {
+      names.filter((n) => n.startsWith("lesson:")).forEach((n) => revisit.lessons.add(n.slice(7)));
+      if (q.dataset.revisit) revisit.sections.add(q.dataset.revisit);
+    }
+  }
+  return { rows, totals, revisit, total: questions.length };
+}
+
+/** Redraw the tally section from the stored scores. */
+export function update(section, questions, recordOf, el) {
+  const tally = count(questions, recordOf);
+  const box = section.querySelector("[data-tally-revisit]");
+  if (!originals.has(box)) originals.set(box, box.cloneNode(true));
+  section.querySelector("[data-tally-summary]").textContent = summary(tally);
+  section.querySelector("[data-tally-table]").replaceChildren(table(originals.get(box), tally, el));
+  revisitList(box, originals.get(box), tally, el);
+}
+
+function summary({ totals, total, revisit }) {
+  const scored = `${totals.answered} of ${total} answered: ${totals.yes} yes, ${totals.partly} partly, ${totals.no} no.`;
+  if (!totals.answered) return `${scored} Commit to an answer, reveal, then score yourself.`;
+  if (!revisit.lessons.size) return `${scored} Nothing needs revisiting so far.`;
+  return `${scored} Revisit ${revisit.lessons.size === 1 ? "one unit" : `${revisit.lessons.size} units`}, listed below.`;
+}
+
+function table(original, { rows }, el) {
+  const head = el("tr", {}, el("th", { scope: "col" }, "Lesson or topic"),
+    ...["Yes", "Partly", "No", "Not yet"].map((t) => el("th", { scope: "col" }, t)));
+  const body = [...rows].map(([name, c]) => el("tr", {},
+    el("th", { scope: "row" }, rowLabel(original, name)),
+    ...[c.yes, c.partly, c.no, c.open].map((n) => el("td", {}, String(n)))));
+  return el("table", {}, el("caption", {}, "Your self-scores"), el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+function rowLabel(original, name) {
+  const [kind, value] = [name.slice(0, name.indexOf(":")), name.slice(name.indexOf(":") + 1)];
+  if (kind === "topic") return `Topic: ${value}`;
+  const item = original.querySelector(`[data-lesson="${CSS.escape(value)}"]`);
+  return item ? item.textContent.trim() : `Unit ${value}`;
+}
+
+function revisitList(box, original, { revisit, totals }, el) {
+  if (!totals.answered) { box.replaceChildren(...original.cloneNode(true).childNodes); return; }
+  if (!revisit.lessons.size) {
+    box.replaceChildren(el("p", { class: "tally-clear" }, "Nothing to revisit: every question you scored was a yes."));
+    return;
+  }
+  const links = [];
+  for (const number of revisit.lessons) {
+    const item = original.querySelector(`[data-lesson="${CSS.escape(number)}"] a`);
+    if (item) links.push(el("li", {}, el("a", { href: item.getAttribute("href") }, item.textContent)));
+  }
+  for (const url of revisit.sections) {
+    const item = original.querySelector(`[data-revisit-target="${CSS.escape(url)}"] a`);
+    if (item) links.push(el("li", {}, el("a", { href: item.getAttribute("href") }, `Section: ${item.textContent}`)));
+  }
+  box.replaceChildren(el("p", {}, "Revisit these before moving on:"), el("ul", { class: "tally-revisit-list" }, ...links));
+}

@@ -1,0 +1,40 @@
+// The tally's buttons: reset this page's answers, export all course progress to a JSON file, and
+// import such a file back. Imported files go through the same checks as stored progress.
+
+/** Wire the tally's action buttons and show them (they need JavaScript, so start hidden). */
+export function mount(section, ctx) {
+  const actions = section.querySelector("[data-tally-actions]");
+  const status = section.querySelector("[data-tally-status]");
+  const say = (text) => { status.textContent = text; };
+  actions.hidden = false;
+  section.querySelector("[data-tally-reset]").addEventListener("click", () => {
+    ctx.reset();
+    ctx.changed();
+    say("This page's answers and scores are cleared.");
+  });
+  section.querySelector("[data-tally-export]").addEventListener("click", () => {
+    const blob = new Blob([ctx.store.exportText()], { type: "application/json" });
+    const link = ctx.el("a", { href: URL.createObjectURL(blob), download: fileName(ctx.store.data.course) });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+    say("Progress exported as a JSON file.");
+  });
+  const input = section.querySelector("[data-tally-import]");
+  input.addEventListener("change", async () => {
+    const file = input.files?.[0];
+    if (!file) return;
+    const ok = ctx.store.importText(await file.text());
+    input.value = "";
+    if (ok) ctx.reload();
+    ctx.changed();
+    say(ok ? "Progress imported." : "That file is not a progress export from this course; nothing changed.");
+  });
+}
+
+/** Return the export's file name: the course title as a slug. */
+export function fileName(course) {
+  const slug = String(course).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  return `${slug || "course"}-progress.json`;
+}
