@@ -51,7 +51,7 @@ def kernels_wheel(root: Path) -> tuple[str, bytes]:
                 "Summary: The course's numpy reference kernels\nRequires-Dist: numpy\nRequires-Dist: ml_dtypes\n")
     wheel_meta = "Wheel-Version: 1.0\nGenerator: coursegen\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     entries = [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
-    entries += [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())]
+    entries = sorted(entries + [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())])
     with tempfile.TemporaryDirectory() as folder, _zip_epoch():
         path = Path(folder) / WHEEL_NAME
         with WheelFile(path, "w") as wheel:

@@ -78,7 +78,7 @@ class Widget:
         """Return every state to bake: `fixed` values, varied over the precompute parameters."""
         axes = [p.values() if p.name in self.precompute else (fixed[p.name],) for p in self.params]
         states = [dict(zip([p.name for p in self.params], combo)) for combo in itertools.product(*axes)]
-        return states if fixed in states else [fixed, *states]
+        return [fixed, *(state for state in states if state != fixed)]  # the page's own state first
 
 
 def fmt(value) -> str:
@@ -149,7 +149,7 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
 def _params(data: dict, shown: str, problems: Problems) -> tuple[Param, ...]:
     params = []
     for name, entry in data.items():
-        line = entry.line if isinstance(entry, LineDict) else data.line_of(name)
+        line = data.line_of(name) if isinstance(data, LineDict) else 1
         good = check_mapping(entry, PARAM_KEYS, shown, problems, f"parameter '{name}'")
         kind = good.get("type", "")
         if kind not in PARAM_TYPES:

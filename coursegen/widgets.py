@@ -23,7 +23,7 @@ from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
 from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from .widget_site import SiteError, kernels_wheel, pyodide_site
-from .widget_spec import Widget, load_widgets, parse_value
+from .widget_spec import Widget, fmt, load_widgets, parse_value
 
 FENCE = "widget"
 
@@ -62,6 +62,7 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
     loader = jinja2.FileSystemLoader([str(root / "templates"), str(root / "widgets")])
     templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                                    trim_blocks=True, lstrip_blocks=True)
+    templates.filters["num"] = fmt
     return WidgetContext(root, widgets, EntryRunner(root), templates, runtime)
 
 
@@ -167,7 +168,7 @@ def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, 
             states.append((state, baked(widget, context.runner.run(widget, state))))
         except (EntryError, CalcError) as err:
             where = f" (widgets/{widget.name}/widget.py line {err.line})" if getattr(err, "line", 0) else ""
-            shown = " ".join(f"{k}={v}" for k, v in state.items())
+            shown = " ".join(f"{k}={fmt(v)}" for k, v in state.items())
             problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}")
             return None
     return states
@@ -188,7 +189,8 @@ def render_widget(token, env: dict) -> str:
     first_on_page = not env.get("widget_runtime_done")
     env["widget_runtime_done"] = True
     html = context.templates.get_template("partials/widget.html").render(
-        widget=widget, params=params, id=element_id, result=data["states"][0][1],
+        widget=widget, params=params, id=element_id,
+        result=next(result for state, result in data["states"] if state == params),
         params_json=json.dumps(params, separators=(",", ":")), spec_json=spec_json(widget),
         states_json=Markup(states_json(compact_states(widget, data["states"]))),
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),

@@ -144,6 +144,12 @@ function widgetRuntime(figure, python) {
     status(`${STAGE_TEXT[detail.stage]} (step ${detail.step} of ${detail.total})…`);
   };
 
+  /** Draw a result and tell listeners (tests, benchmarks) which it was. */
+  function present(result, how) {
+    show(result, how);
+    figure.dispatchEvent(new CustomEvent("widget:result", { detail: { result, how } }));
+  }
+
   async function live(params) {
     const ticket = ++latest;
     part("live-retry").hidden = true;
@@ -153,7 +159,7 @@ function widgetRuntime(figure, python) {
     try {
       const result = await python.run(source(), params);
       if (ticket !== latest) return;
-      show(result, "live");
+      present(result, "live");
       part("widget-source").textContent = "Showing a live result, computed by Python in your browser.";
       status("Live result ready.");
     } catch (error) {
@@ -176,7 +182,7 @@ function widgetRuntime(figure, python) {
     const result = lookup(params);
     if (!result) { live(params); return; }
     latest++;
-    show(result, "baked");
+    present(result, "baked");
     part("widget-source").textContent = "Showing results computed when this page was built.";
     status("");
   }

@@ -1,0 +1,145 @@
+"""What the build puts in the page and the site: baked results from the kernels, the wheel, Pyodide."""
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import zipfile
+from io import BytesIO
+
+import pytest
+from conftest import figure_states, runtime_settings
+
+from coursegen.errors import ContentError
+from coursegen.pipeline import build_site
+from coursegen.widget_site import sri
+from helpers import REPO
+from kernels import kda, overflow
+
+
+@pytest.fixture
+def outputs(widget_course):
+    return build_site(widget_course).outputs
+
+
+def test_every_baked_overflow_state_equals_a_direct_kernels_call(outputs):
+    states = figure_states(outputs["gauges.html"].decode(), "overflow-slider")
+    assert len(states) == 19 * 16
+    for params, result in states:
+        direct = overflow.analyse(params["g_min"], params["tile"])
+        for key in ("fits", "verdict", "worst_log_decay", "margin_nats", "largest_safe_tile"):
+            assert result[key] == direct[key], (params, key)
+        assert result["log10"] == [round(p["log10_reciprocal"], 3) for p in direct["positions"]]
+        assert result["finite"] == [p["bf16_finite"] for p in direct["positions"]]
+
+
+@pytest.mark.parametrize("g_min, tile, fits", [(-5, 16, True), (-6, 16, False), (-5, 24, False), (-5, 17, None)])
+def test_the_slider_grid_holds_the_lessons_cases(outputs, g_min, tile, fits):
+    baked = {(p["g_min"], p["tile"]): r for p, r in figure_states(outputs["gauges.html"].decode(), "overflow-slider")}
+    if fits is None:  # off the tile grid: answered live, not baked
+        assert (g_min, tile) not in baked
+    else:
+        assert baked[(g_min, tile)]["fits"] is fits
+
+
+def test_every_baked_kda_state_equals_a_direct_kernels_call_without_timings(outputs):
+    states = figure_states(outputs["gauges.html"].decode(), "kda-chunkwise")
+    assert len(states) == 8
+    for params, result in states:
+        direct = kda.demo(**params)
+        assert "recurrent_ms" not in result and "timing_text" not in result
+        assert result["max_abs_diff"] == pytest.approx(direct["max_abs_diff"], abs=1e-15)
+        assert [(c["start"], c["end"], c["bf16_dense_finite"]) for c in result["chunks"]] == \
+               [(c["start"], c["end"], c["bf16_dense_finite"]) for c in direct["chunks"]]
+        assert [c["max_log10_reciprocal"] for c in result["chunks"]] == \
+               [round(c["max_log10_reciprocal"], 2) for c in direct["chunks"]]
+    unbounded = [r for p, r in states if p["gate"] == "unbounded"]
+    assert any(not c["bf16_dense_finite"] for r in unbounded for c in r["chunks"])
+    assert all(c["bf16_dense_finite"] for p, r in states if p["gate"] == "bounded" for c in r["chunks"])
+
+
+def test_the_page_shows_the_default_results_as_plain_html(outputs):
+    html = outputs["gauges.html"].decode()
+    assert "fits: 80 nats of decay stay 8.72 nats under BF16&#39;s ceiling of 88.72" in html
+    assert ">5 × 16 = 80 nats<" in html and ">5.54 × 10³⁴<" in html and "(ln ≈ 88.72)" in html
+    assert html.count('class="is-finite"') >= 16 and "Show the Python" in html
+    assert "Timings come only from live runs" in html
+    assert "<form class=\"widget-controls\" data-widget-controls hidden>" in html
+
+
+def test_pages_without_widgets_load_no_widget_code(outputs):
+    plain = outputs["plain.html"].decode()
+    assert "widgets." not in plain and "data-widget" not in plain
+    gauges = outputs["gauges.html"].decode()
+    assert gauges.count('<script type="module" src="assets/widgets.') == 1
+    assert gauges.count('<link rel="stylesheet" href="assets/widgets/') == 2
+    assert gauges.count("data-widget-runtime") == 1
+
+
+def test_the_widget_course_builds_byte_identically_twice(widget_course):
+    assert build_site(widget_course).outputs == build_site(widget_course).outputs
+
+
+def test_the_kernels_wheel_is_valid_content_hashed_and_importable(outputs, tmp_path):
+    path = runtime_settings(outputs["gauges.html"].decode())["kernels"]
+    assert path.startswith("py/") and path.endswith("/kernels-0.1.0-py3-none-any.whl")
+    wheel = zipfile.ZipFile(BytesIO(outputs[path]))
+    names = wheel.namelist()
+    assert names[:-1] == sorted(names[:-1]) and names[-1] == "kernels-0.1.0.dist-info/RECORD"
+    assert {"kernels/__init__.py", "kernels/overflow.py", "kernels/kda.py"} <= set(names)
+    assert {info.date_time for info in wheel.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    wheel.extractall(tmp_path / "site-packages")
+    code = "import sys; sys.path.insert(0, '.'); import kernels; print(kernels.__file__, kernels.overflow.analyse(-5, 16)['fits'])"
+    run = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path / "site-packages",
+                         capture_output=True, text=True, check=True)
+    assert run.stdout.split() == [str(tmp_path / "site-packages" / "kernels" / "__init__.py"), "True"]
+
+
+def test_a_local_pyodide_is_copied_into_the_site_with_its_sri(outputs):
+    settings = runtime_settings(outputs["gauges.html"].decode())
+    assert settings["indexURL"] == "pyodide/"
+    assert settings["worker"] in outputs and settings["worker"].startswith("assets/pyodide-worker.")
+    npm = REPO / "node_modules" / "pyodide"
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        assert outputs["pyodide/" + name] == (npm / name).read_bytes()
+    assert settings["integrity"] == sri((npm / "pyodide.mjs").read_bytes())
+    assert "pyodide/package.json" not in outputs and "pyodide/README.md" not in outputs
+
+
+def test_the_cdn_source_pins_the_version_and_hashes_the_npm_loader(widget_course):
+    config = widget_course / "course.yaml"
+    config.write_text(config.read_text().replace("  source: local", "  source: cdn"))
+    outputs = build_site(widget_course).outputs
+    settings = runtime_settings(outputs["gauges.html"].decode())
+    assert settings["indexURL"] == "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"
+    assert settings["integrity"] == sri((REPO / "node_modules" / "pyodide" / "pyodide.mjs").read_bytes())
+    assert not any(path.startswith("pyodide/") for path in outputs)
+
+
+def test_the_cdn_source_uses_the_integrity_given_in_course_yaml(widget_course):
+    config = widget_course / "course.yaml"
+    config.write_text(config.read_text().replace("  source: local", "  source: cdn\n  version: 0.27.0\n"
+                                                 "  integrity: sha384-given"))
+    settings = runtime_settings(build_site(widget_course).outputs["gauges.html"].decode())
+    assert settings["integrity"] == "sha384-given"
+    assert settings["indexURL"] == "https://cdn.jsdelivr.net/pyodide/v0.27.0/full/"
+
+
+def test_another_cdn_version_without_integrity_is_an_error_at_the_pyodide_key(widget_course):
+    config = widget_course / "course.yaml"
+    config.write_text(config.read_text().replace("  source: local", "  source: cdn\n  version: 0.27.0"))
+    with pytest.raises(ContentError) as caught:
+        build_site(widget_course)
+    assert caught.value.problems[0].format() == (
+        "course.yaml:3: cannot work out the SRI hash of Pyodide 0.27.0's pyodide.mjs "
+        "(node_modules/pyodide: found version 314.0.7)\n"
+        "    hint: set pyodide.integrity in course.yaml to the 'sha384-…' value of that file")
+
+
+def test_a_local_source_without_a_distribution_is_an_error(widget_course):
+    config = widget_course / "course.yaml"
+    config.write_text(config.read_text().replace("  source: local", "  source: local\n  path: nowhere"))
+    with pytest.raises(ContentError) as caught:
+        build_site(widget_course)
+    assert caught.value.problems[0].format().startswith(
+        "course.yaml:3: pyodide source is 'local' but 'nowhere' holds no pyodide.mjs\n    hint: run 'npm ci'")
