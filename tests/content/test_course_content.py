@@ -1,0 +1,139 @@
+"""The sample course itself: it builds cleanly, its numbers come from the kernels, its diagrams
+are figures, its claims are cited, and every review question leads back to a real section."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from helpers import REPO, copy_course
+from coursegen.pipeline import BuildOptions, build_site
+
+WRITTEN = ("kda", "sequence-axis", "depth-axis", "review-a")
+LESSONS = ("kda", "sequence-axis", "depth-axis")
+# Values the kernels compute, as the pages display them: outside a {calc} span (or a widget's
+# build-time result) they would have been typed by hand and could drift from the code.
+KERNEL_FIGURES = ("88.72", "88.7", "5.5 × 10", "3.4 × 10", "0.0067", "8.72", "−7.28", "−31.28",
+                  "<mn>80</mn>", "<mn>88")
+QUESTION = re.compile(r'<section class="question [^"]*"[^>]*>.*?</section>', re.S)
+ATTR = re.compile(r'\s(data-[a-z-]+)="([^"]*)"')
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> dict[str, str]:
+    """The sample course built once, strictly: {site path: text} for every HTML page."""
+    root = copy_course(REPO, tmp_path_factory.mktemp("content") / "course")
+    result = build_site(root, BuildOptions(strict=True))
+    assert result.warnings == []
+    return {path: data.decode() for path, data in result.outputs.items() if path.endswith(".html")}
+
+
+def questions(html: str) -> list[dict[str, str]]:
+    """Return the data- attributes of every question block on a page, in page order."""
+    return [dict(ATTR.findall(block.split(">", 1)[0])) for block in QUESTION.findall(html)]
+
+
+def body_text(html: str) -> str:
+    """Return a page's article with computed numbers, widgets and the footnote list removed."""
+    article = html[html.index('<div class="unit-body">'):]
+    article = re.sub(r'<span class="calc"[^>]*>[^<]*</span>', "", article)
+    article = re.sub(r"<figure[^>]*data-widget.*?</figure>", "", article, flags=re.S)
+    return article
+
+
+def test_the_course_builds_every_written_unit_with_zero_warnings(site):
+    for slug in WRITTEN:
+        assert f"{slug}.html" in site
+
+
+def test_the_course_map_lists_fourteen_units_with_only_written_ones_linked(site):
+    index = site["index.html"]
+    units = re.findall(r'<li class="course-map-unit (is-written|is-upcoming)" data-unit="([^"]+)"', index)
+    assert len(units) == 14
+    assert [slug for state, slug in units if state == "is-written"] == list(WRITTEN)
+    for slug in ("unit-8", "width-axis"):
+        assert f'href="{slug}.html"' not in index
+
+
+def test_numbers_the_kernels_compute_appear_only_through_calc(site):
+    for slug in WRITTEN:
+        text = body_text(site[f"{slug}.html"])
+        typed = [figure for figure in KERNEL_FIGURES if figure in text]
+        assert typed == [], f"{slug}.html types kernel figures by hand: {typed}"
+
+
+def test_the_overflow_arithmetic_is_shown_with_kernel_values(site):
+    page = site["sequence-axis.html"]
+    for expression, shown in [("overflow.worst_log_decay(-5, 16)", "80"),
+                              ("overflow.reciprocal_bound(-5, 16)", "5.5 × 10³⁴"),
+                              ("overflow.BF16_MAX", "3.4 × 10³⁸"),
+                              ("overflow.BF16_MAX_LOG", "88.72"),
+                              ("overflow.largest_safe_tile(-5)", "17")]:
+        assert f'data-calc="{expression}">{shown}</span>' in page
+
+
+def test_every_ascii_diagram_is_a_captioned_figure_with_a_text_alternative(site):
+    for slug in LESSONS:
+        page = site[f"{slug}.html"]
+        diagrams = re.findall(r"<pre class=\"diagram\"[^>]*>", page)
+        assert diagrams, f"{slug}.html has no diagram"
+        for tag in diagrams:
+            assert re.search(r'role="img" aria-label="[^"]{20,}"', tag), f"{slug}.html: {tag}"
+        figures = re.findall(r'<figure class="diagram-figure">\n<pre class="diagram".*?<figcaption>[^<]+'
+                             r"</figcaption>\n</figure>", page, re.S)
+        assert len(figures) == len(diagrams)
+
+
+def test_paragraphs_that_draw_on_the_report_or_commentary_carry_a_footnote(site):
+    for slug in LESSONS:
+        article = QUESTION.sub("", body_text(site[f"{slug}.html"]))
+        article = article.split('<section class="footnotes"')[0]
+        for paragraph in re.findall(r"<p>(.*?)</p>", article, re.S):
+            if re.search(r"§|\bthe report\b|report's|Raschka|launch post", paragraph, re.I):
+                assert 'class="footnote-ref"' in paragraph, f"{slug}.html: uncited: {paragraph[:120]}"
+
+
+def test_each_lesson_ends_with_a_references_list_holding_every_footnote(site):
+    for slug in LESSONS:
+        page = site[f"{slug}.html"]
+        source = next((REPO / "lessons").glob(f"*-{slug}.md")).read_text()
+        defined = len(re.findall(r"^\[\^[^\]]+\]:", source, re.M))
+        listed = re.findall(r'<li id="fn\d+" class="footnote-item">', page)
+        assert defined and len(listed) == defined
+        assert page.index('id="references"') < page.index('class="footnotes"')
+
+
+def test_every_question_revisits_a_heading_that_exists(site):
+    checked = 0
+    for slug in WRITTEN:
+        for question in questions(site[f"{slug}.html"]):
+            target, _, anchor = question["data-revisit"].partition("#")
+            assert anchor, f"{slug}: {question['data-question']} names no section"
+            assert re.search(rf'<h[2-4][^>]* id="{re.escape(anchor)}"', site[target]), \
+                f"{slug}: {question['data-question']} → {target}#{anchor} is not a heading"
+            checked += 1
+    assert checked >= 20
+
+
+def test_review_a_has_the_shape_the_issue_asks_for(site):
+    review = questions(site["review-a.html"])
+    kinds = Counter(q["data-kind"] for q in review)
+    assert kinds["recall"] >= 9 and kinds["explain"] == 1 and kinds["choice"] == 3 and kinds["excerpt"] == 1
+    assert all(q["data-lessons"] and q["data-revisit"] for q in review)
+    assert {n for q in review for n in q["data-lessons"].split()} == {"2", "3", "4"}
+    page = site["review-a.html"]
+    for generated in ('data-progress-map', 'data-next-up', 'id="tally"'):
+        assert generated in page
+
+
+def test_review_a_interleaves_lessons_between_neighbouring_recall_questions(site):
+    recall = [q["data-lessons"] for q in questions(site["review-a.html"]) if q["data-kind"] == "recall"]
+    repeats = [pair for pair in zip(recall, recall[1:]) if pair[0] == pair[1]]
+    assert repeats == []
+
+
+def test_the_excerpt_is_marked_as_a_paraphrase_rather_than_a_quotation(site):
+    excerpt = next(block for block in QUESTION.findall(site["review-a.html"]) if 'data-kind="excerpt"' in block)
+    assert "<em>Paraphrase.</em>" in excerpt and "paraphrased, not quoted" in excerpt
+
