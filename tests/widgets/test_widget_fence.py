@@ -56,27 +56,22 @@ def test_a_bad_widget_fence_is_reported_at_its_line_with_the_choices(fence, expe
         assert lines[lines.index(expect) + 1].strip() == "hint: " + hint
 
 
-def test_a_widget_entry_that_raises_is_reported_at_the_fence_with_its_own_line(widget_course, capsys):
-    entry = widget_course / "widgets" / "overflow-slider" / "widget.py"
-    entry.write_text(entry.read_text().replace('    a = overflow.analyse(g_min, tile)\n',
-                                               '    a = overflow.analyse(g_min, tile)\n    1 / 0\n'))
+ENTRY_CASES = [
+    ("overflow-slider", "    a = overflow.analyse(g_min, tile)\n", "    a = overflow.analyse(g_min, tile)\n    1 / 0\n",
+     "lessons/01-gauges.md:8: widget 'overflow-slider' failed for g_min=-5 tile=16: "
+     "ZeroDivisionError: division by zero (widgets/overflow-slider/widget.py line 30)"),
+    ("overflow-slider", '"chart_text": chart,', "",
+     "run() returned no chart_text (declared under outputs in spec.yaml)"),
+    ("kda-chunkwise", "def run(", "def run(:",
+     "widget 'kda-chunkwise' failed for T=64 chunk_size=32 gate=bounded g_min=-5 seed=0: SyntaxError"),
+]
+
+
+@pytest.mark.parametrize("name, old, new, expect", ENTRY_CASES, ids=["raises", "misses an output", "syntax error"])
+def test_a_broken_widget_entry_is_reported_at_the_fence_with_its_own_line(name, old, new, expect, widget_course, capsys):
+    entry = widget_course / "widgets" / name / "widget.py"
+    assert old in entry.read_text()
+    entry.write_text(entry.read_text().replace(old, new))
     status, _, err = run_cli(capsys, "--root", widget_course, "check")
-    assert status == 1
-    assert ("lessons/01-gauges.md:8: widget 'overflow-slider' failed for g_min=-5 tile=16: "
-            "ZeroDivisionError: division by zero (widgets/overflow-slider/widget.py line 30)") in err
-
-
-def test_a_widget_entry_missing_a_declared_output_is_reported(widget_course, capsys):
-    entry = widget_course / "widgets" / "overflow-slider" / "widget.py"
-    entry.write_text(entry.read_text().replace('"chart_text": chart,', ""))
-    status, _, err = run_cli(capsys, "--root", widget_course, "check")
-    assert status == 1
-    assert "run() returned no chart_text (declared under outputs in spec.yaml)" in err
-
-
-def test_a_widget_entry_with_a_syntax_error_names_its_line(widget_course, capsys):
-    entry = widget_course / "widgets" / "kda-chunkwise" / "widget.py"
-    entry.write_text(entry.read_text().replace("def run(", "def run(:"))
-    status, _, err = run_cli(capsys, "--root", widget_course, "check")
-    assert status == 1
-    assert "widget 'kda-chunkwise' failed for T=64 chunk_size=32 gate=bounded g_min=-5 seed=0: SyntaxError" in err
+    assert status == 1 and "Traceback" not in err
+    assert expect in err
