@@ -23,7 +23,7 @@ import numpy as np
 from . import gates, overflow
 
 TILE = 16  # sub-chunk length used inside a chunk, as in the fast kernels
-_GROUP_TOKENS = 512  # tokens whose chunks are prepared together
+_GROUP_TOKENS = 1024  # tokens whose chunks are prepared together (bounds the scratch memory)
 _UNBOUNDED_MEAN = 5.0  # mean logit of the unbounded demo gate: ~5 nats per step
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
            np.dtype(ml_dtypes.bfloat16))
@@ -44,51 +44,60 @@ def _dtypes(arrays):
     return out, (np.float64 if out == np.float64 else np.float32)
 
 
-def _prepare(q, k, v, g, beta, scale, initial_state):
-    """Validate inputs; return flat (B, ...) compute arrays, the state, lead shape and dtypes."""
-    arrs = {"q": q, "k": k, "v": v, "g": g, "beta": beta}
-    if initial_state is not None:
-        arrs["initial_state"] = initial_state
-    arrs = {name: np.asarray(a) for name, a in arrs.items()}
-    for name in ("q", "k", "v", "g", "initial_state"):
-        if name in arrs and arrs[name].ndim < 2:
-            raise ValueError(f"{name} must have at least 2 axes (..., rows, cols); got shape {arrs[name].shape}")
-    if arrs["beta"].ndim < 1:
-        raise ValueError(f"beta must have shape (..., T); got a scalar")
+def _check_shapes(arrs):
+    """Return (T, d_k, d_v, leading shape) after checking every named array's shape."""
+    for name, a in arrs.items():
+        if a.ndim < (1 if name == "beta" else 2):
+            want = "shape (..., T)" if name == "beta" else "at least 2 axes (..., rows, cols)"
+            raise ValueError(f"{name} must have {want}; got shape {a.shape}")
     T, d_k = arrs["q"].shape[-2:]
     d_v = arrs["v"].shape[-1]
     if T < 1 or d_k < 1 or d_v < 1:
         raise ValueError(f"need T, d_k, d_v >= 1; got T={T}, d_k={d_k}, d_v={d_v}")
     want = {"k": (T, d_k), "g": (T, d_k), "v": (T, None), "beta": (T,), "initial_state": (d_k, d_v)}
     for name, tail in want.items():
-        if name not in arrs:
-            continue
-        got = arrs[name].shape[-len(tail):]
-        if any(w is not None and w != s for w, s in zip(tail, got)):
+        got = arrs[name].shape[-len(tail):] if name in arrs else tail
+        if any(w is not None and w != x for w, x in zip(tail, got)):
             shown = ", ".join("d_v" if w is None else str(w) for w in tail)
-            raise ValueError(f"{name} must have shape (..., {shown}) to match q of shape (..., {T}, {d_k}); got {arrs[name].shape}")
+            raise ValueError(f"{name} must have shape (..., {shown}) to match q of shape "
+                             f"(..., {T}, {d_k}); got {arrs[name].shape}")
     try:
         lead = np.broadcast_shapes(*(a.shape[:-1 if n == "beta" else -2] for n, a in arrs.items()))
     except ValueError:
         shapes = {n: a.shape for n, a in arrs.items()}
         raise ValueError(f"leading batch/head axes must broadcast; got shapes {shapes}") from None
-    out_dtype, dtype = _dtypes(arrs)
-    arrs = {n: a.astype(dtype, copy=False) for n, a in arrs.items()}
+    return T, d_k, d_v, lead
+
+
+def _check_values(arrs, scale):
+    """Raise ValueError on non-finite input, positive g, beta outside [0, 1] or a bad scale."""
     for name, a in arrs.items():
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name} must be finite; found NaN or inf")
     if np.any(arrs["g"] > 0):
-        raise ValueError(f"g must be <= 0 (a natural-log decay); largest value is {arrs['g'].max():g}")
+        top = arrs["g"].max()
+        raise ValueError(f"g must be <= 0 (a natural-log decay); its largest value is {top:g}")
     b = arrs["beta"]
     if np.any((b < 0) | (b > 1)):
         raise ValueError(f"beta must lie in [0, 1]; got values from {b.min():g} to {b.max():g}")
-    scale = d_k ** -0.5 if scale is None else scale
     if not (np.isscalar(scale) and np.isreal(scale) and np.isfinite(scale)):
         raise ValueError(f"scale must be a finite real number; got {scale!r}")
+
+
+def _prepare(q, k, v, g, beta, scale, initial_state):
+    """Validate; return ((q, k, v, g, beta, scale) as (B, ...) arrays, state, lead shape, out dtype)."""
+    arrs = {"q": q, "k": k, "v": v, "g": g, "beta": beta, "initial_state": initial_state}
+    arrs = {name: np.asarray(a) for name, a in arrs.items() if a is not None}
+    T, d_k, d_v, lead = _check_shapes(arrs)
+    out_dtype, dtype = _dtypes(arrs)
+    arrs = {n: a.astype(dtype, copy=False) for n, a in arrs.items()}
+    scale = d_k ** -0.5 if scale is None else scale
+    _check_values(arrs, scale)
     n = int(np.prod(lead, dtype=np.int64))
     flat = lambda name, tail: np.broadcast_to(arrs[name], lead + tail).reshape((n,) + tail)
     q_, k_, v_, g_ = (flat(x, (T, d)) for x, d in (("q", d_k), ("k", d_k), ("v", d_v), ("g", d_k)))
-    s0 = flat("initial_state", (d_k, d_v)).copy() if "initial_state" in arrs else np.zeros((n, d_k, d_v), dtype)
+    s0 = (flat("initial_state", (d_k, d_v)).copy() if "initial_state" in arrs
+          else np.zeros((n, d_k, d_v), dtype))
     return (q_, k_, v_, g_, flat("beta", (T,)), dtype(scale)), s0, lead, out_dtype
 
 
@@ -128,7 +137,10 @@ def recurrent(q, k, v, g, beta, *, scale=None, initial_state=None):
 
 
 class _Scratch:
-    """Named buffers reused from one group of chunks to the next (touching fresh memory is slow)."""
+    """Named buffers reused from one group of chunks to the next (first-touching memory is slow).
+
+    Calling it with (name, shape) returns a view of at least that many elements.
+    """
 
     def __init__(self, dtype):
         self.dtype, self.bufs = dtype, {}
@@ -153,68 +165,6 @@ def _blocks(x, n, c, cp):
     return out.reshape(n * b, cp, d)
 
 
-def _limit(dtype):
-    """Largest |exponent| allowed on one side of a factorised product (both sides and their product stay finite)."""
-    return 0.5 * np.log(np.finfo(dtype).max) - 2.0
-
-
-def _intra_tile(a, b, gam):
-    """Diagonal tiles: a_i . b_j e^{G_i - G_j}; a (s, m, p, L, d), b and gam (m, p, L, d) -> (s, m, p, L, L)."""
-    mid = gam[:, :, gam.shape[2] // 2, None]  # reference: the middle of the tile
-    if max((gam[:, :, 0] - mid[:, :, 0]).max(), (mid[:, :, 0] - gam[:, :, -1]).max()) <= _limit(gam.dtype):
-        e = np.exp(gam - mid)
-        return (a * e) @ (b / e).swapaxes(-1, -2)
-    diff = gam[:, :, :, None, :] - gam[:, :, None, :, :]  # decay too strong to factorise: log space
-    lower = np.tril(np.ones(diff.shape[2:4], dtype=bool))[..., None]
-    return np.einsum("smpic,mpjc,mpijc->smpij", a, b, np.exp(np.where(lower, diff, -np.inf)))
-
-
-def _tiled_gram(a, b, gam, tile):
-    """decay_gram's M when the chunk's decay is too strong for a single reference point."""
-    s, m, c, d = a.shape
-    p = c // tile
-    at, bt, gt = a.reshape(s, m, p, tile, d), b.reshape(m, p, tile, d), gam.reshape(m, p, tile, d)
-    end = gt[:, :, -1]  # log-decay at the end of each tile
-    start = np.concatenate([np.zeros_like(end[:, :1]), end[:, :-1]], axis=1)
-    aq = at * np.exp(gt - start[:, :, None])  # query side, from the start of its tile
-    bl = bt * np.exp(end[:, :, None] - gt)  # key side, up to the end of its tile
-    bridge = np.exp(np.minimum(start[:, :, None] - end[:, None], 0.0))  # (m, query tile, key tile, d)
-    bk = (bl[:, None] * bridge[:, :, :, None]).reshape(m, p, c, d)
-    full = np.ascontiguousarray((aq @ bk.swapaxes(-1, -2)).reshape(s, m, c, c))
-    idx = np.arange(p)
-    full.reshape(s, m, p, tile, p, tile)[:, :, idx, :, idx, :] = _intra_tile(at, bt, gt).transpose(2, 0, 1, 3, 4)
-    return full
-
-
-def decay_gram(a, b, gam, tile=TILE, scratch=None):
-    """Return (M, e^gam, e^(gam_last - gam)); M[h, :, i, j] = sum_c a[h][:, i, c] b[:, j, c] e^{gam_ic - gam_jc}, j <= i.
-
-    a: a sequence of s arrays (m, C, d); b, gam: (m, C, d) with C a multiple of
-    ``tile`` and gam the cumulative log-decay from the chunk start (never
-    increasing along C). M has shape (s, m, C, C); only its lower triangle,
-    diagonal included, is meaningful. This is the Gamma-scaled query times
-    1/Gamma-scaled key product. When the chunk's whole decay fits the dtype, a
-    mid-chunk reference serves every pair; otherwise blocks below the diagonal
-    are measured from the start of the query's tile (every factor <= 1) and
-    diagonal tiles from their middle, or in log space if even that overflows.
-    """
-    scratch = scratch or _Scratch(gam.dtype)
-    m, c, _ = gam.shape
-    mid = gam[:, c // 2, None]
-    with np.errstate(over="ignore", invalid="ignore"):  # only the unused upper triangle can blow up
-        if max((gam[:, 0] - mid[:, 0]).max(), (mid[:, 0] - gam[:, -1]).max()) > _limit(gam.dtype):
-            return _tiled_gram(np.stack(a), b, gam, tile), np.exp(gam), np.exp(gam[:, -1:] - gam)
-        e = scratch("e", gam.shape)
-        np.exp(np.subtract(gam, mid, out=e), out=e)
-        scaled = scratch("scaled", (len(a),) + gam.shape)
-        for h, x in enumerate(a):
-            np.multiply(x, e, out=scaled[h])
-        keys = np.divide(b, e, out=scratch("keys", gam.shape)).swapaxes(-1, -2)
-        gram = np.matmul(scaled, keys, out=scratch("gram", (len(a), m, c, c)))
-        from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gam.shape))
-        return gram, from_start, np.divide(np.exp(gam[:, -1:] - mid), e, out=e)
-
-
 def _forward_substitution(a, rhs, tile, scratch):
     """Solve (I + a) x = rhs reading only the strict lower triangle of a (m, C, C); rhs (m, C, n).
 
@@ -229,7 +179,8 @@ def _forward_substitution(a, rhs, tile, scratch):
         inv[:, :, i] -= (diag[:, :, i, None, :i] @ inv[:, :, :i])[:, :, 0]
     x = scratch("x", rhs.shape)
     for p, lo in enumerate(range(0, c, tile)):
-        np.matmul(inv[p], rhs[:, lo:lo + tile] - a[:, lo:lo + tile, :lo] @ x[:, :lo], out=x[:, lo:lo + tile])
+        hi = lo + tile
+        np.matmul(inv[p], rhs[:, lo:hi] - a[:, lo:hi, :lo] @ x[:, :lo], out=x[:, lo:hi])
     return x
 
 
@@ -241,7 +192,7 @@ def _chunk_parts(q, k, v, g, beta, scale, tile, scratch):
     """
     m, c, d_k = q.shape
     gam = np.cumsum(g, axis=1, out=scratch("gam", g.shape))  # Gamma: log-decay from the chunk start
-    (akk, attn), from_start, to_end = decay_gram((k, q), k, gam, tile, scratch)
+    (akk, attn), from_start, to_end = overflow.decay_gram((k, q), k, gam, tile, scratch)
     with np.errstate(over="ignore", invalid="ignore"):  # the upper triangles may hold inf or NaN
         np.copyto(attn, 0.0, where=~np.tril(np.ones((c, c), dtype=bool)))
         attn *= scale
@@ -258,10 +209,13 @@ def _chunk_parts(q, k, v, g, beta, scale, tile, scratch):
 
 
 def _chunkwise_core(q, k, v, g, beta, scale, s, c, keep_states=False):
-    """Chunk-parallel KDA on (B, T, ...) arrays; returns (o, final state, state entering each chunk or None)."""
+    """Chunk-parallel KDA on (B, T, ...) arrays: returns (o, final state, states entering the chunks).
+
+    The last is (B, n_chunks, d_k, d_v) when keep_states is set, else None.
+    """
     nb, t, d_k = q.shape
     n, tile = -(-t // c), min(TILE, c)
-    cp = -(-c // tile) * tile
+    cp = tile * 2 ** int(np.ceil(np.log2(-(-c // tile))))  # whole tiles, a power of two of them
     blocks = [_blocks(x, n, c, cp) for x in (q, k, v, g, beta[..., None])]
     o = np.empty((n * nb, cp, v.shape[-1]), s.dtype)
     states = np.empty((n, nb) + s.shape[1:], s.dtype) if keep_states else None
@@ -277,8 +231,10 @@ def _chunkwise_core(q, k, v, g, beta, scale, s, c, keep_states=False):
             st[i] = s
             np.subtract(u[r], np.matmul(w[r], s, out=writes[r]), out=writes[r])
             s = fade[r] * s + k_end[r] @ writes[r]
-        np.matmul(q0, st.reshape((-1,) + s.shape[1:]), out=o[rows])
-        o[rows] += np.matmul(attn, writes, out=scratch("o", o[rows].shape))
+        out = o[rows]
+        np.matmul(q0, st.reshape((-1,) + s.shape[1:]), out=out)
+        for a in range(0, cp, tile):  # attn is lower triangular: skip the blocks above the diagonal
+            out[:, a:a + tile] += attn[:, a:a + tile, :a + tile] @ writes[:, :a + tile]
     o = o.reshape(n, nb, cp, -1)[:, :, :c].swapaxes(0, 1).reshape(nb, n * c, -1)[:, :t]
     return o, s, (states.swapaxes(0, 1) if keep_states else None)
 
@@ -334,12 +290,13 @@ def demo(T, chunk_size, gate, g_min, seed, d_k=16, d_v=16):
     middle = time.perf_counter()
     inputs, s0, _, _ = _prepare(q, k, v, g, beta, None, None)
     o_chunk, final, states = _chunkwise_core(*inputs, s0, c, keep_states=True)
+    scale = inputs[-1]
     end = time.perf_counter()
     handed = np.concatenate([states[0, 1:], final], axis=0)
     chunks = []
     for i, lo in enumerate(range(0, T, c)):
         hi = min(lo + c, T)
-        report = overflow.span_report(q[lo:hi] * inputs[-1], k[lo:hi], g[lo:hi], TILE)
+        report = overflow.span_report(scale * q[lo:hi], k[lo:hi], g[lo:hi], TILE)
         chunks.append({"index": i, "start": lo, "end": hi,
                        "state_norm": float(np.linalg.norm(handed[i])), **report})
     return {"max_abs_diff": float(np.abs(o_rec - o_chunk[0]).max()),

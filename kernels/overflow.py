@@ -6,6 +6,10 @@ the start of the tile. If every step decays at the floor g_min, the largest
 reciprocal is exp(|g_min| * L). BF16 keeps float32's 8-bit exponent, so its
 largest finite value is (2 - 2**-7) * 2**127 ~ 3.39e38, whose natural log is
 ~ 88.72. The tile fits when |g_min| * L <= ln(BF16_MAX).
+
+The second half of the module is the overflow-safe way to form those
+Gamma-scaled products in a given dtype (decay_gram), which
+kernels.kda.chunkwise uses.
 """
 import math
 
@@ -38,8 +42,8 @@ _NO_TILE = object()
 
 def _check(g_min, tile=_NO_TILE):
     """Raise ValueError unless g_min is finite and negative and tile (when given) a positive int."""
-    if isinstance(g_min, (bool, np.bool_)) or not (
-            isinstance(g_min, (int, float, np.floating, np.integer)) and math.isfinite(g_min) and g_min < 0):
+    number = isinstance(g_min, (int, float, np.integer, np.floating)) and not isinstance(g_min, (bool, np.bool_))
+    if not (number and math.isfinite(g_min) and g_min < 0):
         raise ValueError(f"g_min must be a finite negative number; got {g_min!r}")
     if tile is not _NO_TILE and (isinstance(tile, (bool, np.bool_))
                              or not isinstance(tile, (int, np.integer)) or tile < 1):
@@ -143,7 +147,15 @@ def verdict(g_min, tile):
 
 
 def analyse(g_min, tile):
-    """Return a JSON-able dict with the bound, the BF16 ceiling, the margin, the verdict and per-position values."""
+    """Return a JSON-able dict: the tile's bound, BF16's ceiling, the margin, a verdict, per-position values.
+
+    Keys: g_min, tile, worst_log_decay (|g_min| * tile), reciprocal_bound
+    (e^worst, inf only past float64's range) and reciprocal_bound_log10,
+    bf16_max, bf16_max_log, bf16_max_log10, margin_nats and margin_bits
+    (negative when the tile overflows), fits, largest_safe_tile, verdict, and
+    positions: for i = 1..tile, {position, log10_reciprocal (exact, every step
+    at g_min), bf16_finite (whether 1/Gamma computed in bfloat16 is finite)}.
+    """
     _check(g_min, tile)
     worst = worst_log_decay(g_min, tile)
     margin = margin_nats(g_min, tile)
@@ -201,3 +213,93 @@ def span_report(q, k, g, tile=16):
         "bf16_dense_finite": all(bool(np.isfinite(dense_tile_bf16(q[a:b], k[a:b], g[a:b])).all())
                                  for a, b in bounds),
     }
+
+
+# Overflow-safe Gamma-scaled products, used by kernels.kda.chunkwise.
+
+
+def _limit(dtype):
+    """Largest |exponent| allowed on either side of a factorised product, so both sides stay finite."""
+    return 0.5 * np.log(np.finfo(dtype).max) - 2.0
+
+
+def _span(g):
+    """Largest |g - g_mid| along axis -2 of g (..., L, d); g never increases along that axis."""
+    mid = g[..., g.shape[-2] // 2, :]
+    return max((g[..., 0, :] - mid).max(), (mid - g[..., -1, :]).max())
+
+
+def _put_diagonal(out, blocks, size):
+    """Write blocks (s, m, n, size, size) onto the diagonal blocks of out (s, m, n*size, n*size)."""
+    s, m, n = blocks.shape[:3]
+    idx = np.arange(n)
+    out.reshape(s, m, n, size, n, size)[:, :, idx, :, idx, :] = blocks.transpose(2, 0, 1, 3, 4)
+
+
+def _fill_gram(out, a, b, gam, tile):
+    """decay_gram's M when one reference point cannot serve the whole chunk; a is (s, m, C, d).
+
+    C is tile * 2**k. Halve the chunk until each block's decay fits the dtype
+    (but not below one tile). Above that size, each block's lower-left quarter
+    measures queries and keys from the last key row, so every factor is <= 1;
+    the blocks themselves use a mid-block reference, or log space when even a
+    single tile is too steep.
+    """
+    s, m, c, d = a.shape
+    leaf = c
+    while leaf > tile and _span(gam.reshape(m, c // leaf, leaf, d)) > _limit(gam.dtype):
+        leaf //= 2
+    half = c // 2
+    while half >= leaf:
+        n = c // (2 * half)
+        g = gam.reshape(m, n, 2, half, d)
+        ref = g[:, :, 0, -1:]  # log-decay at the last row of each upper half
+        rows = a.reshape(s, m, n, 2, half, d)[:, :, :, 1] * np.exp(g[:, :, 1] - ref)
+        cols = b.reshape(m, n, 2, half, d)[:, :, 0] * np.exp(ref - g[:, :, 0])
+        idx = np.arange(n)
+        out.reshape(s, m, n, 2, half, n, 2, half)[:, :, idx, 1, :, idx, 0, :] = \
+            (rows @ cols.swapaxes(-1, -2)).transpose(2, 0, 1, 3, 4)
+        half //= 2
+    n = c // leaf
+    g, al, bl = gam.reshape(m, n, leaf, d), a.reshape(s, m, n, leaf, d), b.reshape(m, n, leaf, d)
+    if _span(g) <= _limit(gam.dtype):
+        e = np.exp(g - g[:, :, leaf // 2, None])
+        return _put_diagonal(out, (al * e) @ (bl / e).swapaxes(-1, -2), leaf)
+    diff = g[:, :, :, None, :] - g[:, :, None, :, :]
+    lower = np.tril(np.ones((leaf, leaf), dtype=bool))[..., None]
+    decay = np.exp(np.where(lower, diff, -np.inf))
+    _put_diagonal(out, np.einsum("smnic,mnjc,mnijc->smnij", al, bl, decay), leaf)
+
+
+def decay_gram(a, b, gam, tile=16, scratch=None):
+    """Return (M, e^gam, e^(gam_last - gam)), M the decay-weighted products of a with b.
+
+    a: a sequence of s arrays (m, C, d); b, gam: (m, C, d), where C = tile * 2**k
+    and gam is the cumulative log-decay from the chunk start (never increasing
+    along C). M has shape (s, m, C, C) with
+        M[h, :, i, j] = sum_c a[h][:, i, c] b[:, j, c] exp(gam[:, i, c] - gam[:, j, c])
+    for j <= i: the Gamma-scaled a times the 1/Gamma-scaled b. Only that lower
+    triangle is written. When the chunk's whole decay fits the dtype, one
+    mid-chunk reference serves every pair; otherwise see _fill_gram. scratch,
+    if given, is a callable (name, shape) -> array used for the big buffers.
+    """
+    scratch = scratch or (lambda name, shape: np.empty(shape, gam.dtype))
+    m, c, _ = gam.shape
+    mid = gam[:, c // 2, None]
+    with np.errstate(over="ignore", invalid="ignore"):  # only the unused upper triangle can blow up
+        if _span(gam) > _limit(gam.dtype):
+            gram = scratch("gram", (len(a), m, c, c))
+            _fill_gram(gram, np.stack(a), b, gam, tile)
+            return gram, np.exp(gam), np.exp(gam[:, -1:] - gam)
+        e = scratch("e", gam.shape)
+        np.exp(np.subtract(gam, mid, out=e), out=e)
+        scaled = scratch("scaled", (len(a),) + gam.shape)
+        for h, x in enumerate(a):
+            np.multiply(x, e, out=scaled[h])
+        keys = np.divide(b, e, out=scratch("keys", gam.shape)).swapaxes(-1, -2)
+        gram = scratch("gram", (len(a), m, c, c))
+        for lo in range(0, c, tile):  # one row of tiles at a time: blocks above the diagonal are skipped
+            hi = lo + tile
+            np.matmul(scaled[:, :, lo:hi], keys[..., :hi], out=gram[:, :, lo:hi, :hi])
+        from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gam.shape))
+        return gram, from_start, np.divide(np.exp(gam[:, -1:] - mid), e, out=e)

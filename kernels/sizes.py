@@ -4,9 +4,9 @@ All cache/state functions count bytes for ``layers`` layers, at
 ``bytes_per_value`` bytes per stored number (2 for bf16). Set bytes_per_value=1
 to count values instead of bytes.
 
-    standard attention  2 * H_kv * d_head per token        (a K and a V vector per KV head)
-    MLA                 (d_latent + d_rope) per token      (one compressed latent, shared by all heads)
-    KDA                 H * d_k * d_v in total              (a fixed matrix per head, whatever the length)
+    standard attention  2 * H_kv * d_head per token    a K and a V vector per KV head
+    MLA                 (d_latent + d_rope) per token  one compressed latent shared by all heads
+    KDA                 H * d_k * d_v in total          a fixed matrix per head, whatever the length
 """
 import numbers
 
