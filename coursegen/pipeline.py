@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import blocks, calc, hosting, offline, questions, search
+from . import blocks, calc, hosting, offline, questions, search, widgets
 from .assets import Assets
 from .config import load_config
 from .errors import ContentError, Problem, Problems
@@ -24,7 +24,7 @@ from .markdown import ParseContext, make_markdown, parse_source
 from .render import RenderOptions, render_site
 from .sources import load_sources
 
-EXTENSIONS = (blocks, calc, questions, search, hosting, offline)  # offline last: it precaches the others' files
+EXTENSIONS = (blocks, calc, questions, search, hosting, widgets, offline)  # offline last: it precaches the others' files
 
 
 @dataclass(frozen=True)
