@@ -33,7 +33,7 @@ class PyodideConfig:
     source: str = "cdn"  # "cdn" or "local"
     version: str = "314.0.7"
     path: str = "node_modules/pyodide"  # local distribution, relative to the course root
-    integrity: str = ""  # SRI hash of pyodide.js on the CDN
+    integrity: str = ""  # SRI hash of pyodide.mjs (the loader the widget worker imports); see docs/widgets.md
 
 
 @dataclass(frozen=True)
