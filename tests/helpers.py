@@ -50,3 +50,20 @@ def serving(folder: Path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def check_golden(actual: str, golden_dir: Path, name: str, shown: str, update: bool) -> None:
+    """Fail unless `actual` equals golden_dir/<name>.html; on a mismatch write <name>-changed.html beside it."""
+    import pytest
+
+    expected_file, changed_file = golden_dir / f"{name}.html", golden_dir / f"{name}-changed.html"
+    if update:
+        golden_dir.mkdir(exist_ok=True)
+        expected_file.write_text(actual)
+        changed_file.unlink(missing_ok=True)
+    expected = expected_file.read_text() if expected_file.exists() else ""
+    if actual != expected:
+        changed_file.write_text(actual)
+        pytest.fail(f"{shown} differs from {expected_file.name}; review {changed_file.name} "
+                    "and accept with --update-golden")
+    changed_file.unlink(missing_ok=True)

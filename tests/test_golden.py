@@ -24,14 +24,6 @@ def mini_outputs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", PAGES)
 def test_page_matches_its_golden_snapshot(name, mini_outputs, request):
-    actual = mini_outputs[PAGES[name]].decode()
-    expected_file, changed_file = GOLDEN / f"{name}.html", GOLDEN / f"{name}-changed.html"
-    if request.config.getoption("--update-golden"):
-        expected_file.write_text(actual)
-        changed_file.unlink(missing_ok=True)
-    expected = expected_file.read_text() if expected_file.exists() else ""
-    if actual != expected:
-        changed_file.write_text(actual)
-        pytest.fail(f"{PAGES[name]} differs from {expected_file.name}; review {changed_file.name} "
-                    "and accept with --update-golden")
-    changed_file.unlink(missing_ok=True)
+    from helpers import check_golden
+    check_golden(mini_outputs[PAGES[name]].decode(), GOLDEN, name, PAGES[name],
+                 request.config.getoption("--update-golden"))

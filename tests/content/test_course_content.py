@@ -137,3 +137,9 @@ def test_the_excerpt_is_marked_as_a_paraphrase_rather_than_a_quotation(site):
     excerpt = next(block for block in QUESTION.findall(site["review-a.html"]) if 'data-kind="excerpt"' in block)
     assert "<em>Paraphrase.</em>" in excerpt and "paraphrased, not quoted" in excerpt
 
+
+def test_lesson_three_embeds_both_widgets_with_k3s_constants(site):
+    page = site["sequence-axis.html"]
+    slider = re.search(r'<figure[^>]*data-widget="overflow-slider"[^>]*data-params="([^"]*)"', page)
+    assert slider and "&#34;g_min&#34;:-5" in slider.group(1) and "&#34;tile&#34;:16" in slider.group(1)
+    assert 'data-widget="kda-chunkwise"' in page
