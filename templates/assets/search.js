@@ -84,6 +84,10 @@ if (dialog && opener) {
     dialog.querySelector("[data-search-results] a")?.click();
   });
   dialog.querySelector("[data-search-close]").addEventListener("click", () => dialog.close());
+  input.addEventListener("keydown", (event) => {
+    // A search field swallows the first Escape to clear itself; here Escape always closes search.
+    if (event.key === "Escape") { event.preventDefault(); dialog.close(); }
+  });
   let following = false;  // a result was chosen: focus goes to its section, not back to the opener
   dialog.querySelector("[data-search-results]").addEventListener("click", (event) => {
     if (event.target.closest("a")) { following = true; dialog.close(); }

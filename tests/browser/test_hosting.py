@@ -1,0 +1,153 @@
+"""Hosting in a real browser: a project sub-path, a 404 at any depth, offline reading, search."""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from helpers import run_cli, serving
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def mini_site(mini_course, capsys):
+    """The mini course, built into its site/ folder."""
+    status, _, err = run_cli(capsys, "--root", mini_course, "build")
+    assert status == 0, err
+    return mini_course / "site"
+
+
+def build_under_sub_path(course, host, capsys, base: str) -> None:
+    """Build `course` into host/repo/ with base_url set to where it is served."""
+    config = course / "course.yaml"
+    config.write_text(re.sub(r"(?m)^base_url:.*$", f"base_url: {base}repo/", config.read_text()))
+    status, _, err = run_cli(capsys, "--root", course, "build", "--out", host / "repo")
+    assert status == 0, err
+
+
+def walk(page, start: str, prefix: str) -> tuple[set[str], list[tuple[str, str]]]:
+    """Visit every page reachable from `start` under `prefix`; return the pages and the #anchors linked."""
+    seen, queue, anchors = set(), [start], []
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        page.goto(url)
+        for href in page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)"):
+            target, _, anchor = href.partition("#")
+            if target.startswith(prefix):
+                queue.append(target)
+                if anchor:
+                    anchors.append((target, anchor))
+    return seen, anchors
+
+
+def test_a_site_served_under_a_project_sub_path_has_no_broken_link_asset_or_anchor(
+        mini_course, tmp_path, page_and_watch, capsys):
+    page, watch = page_and_watch
+    failed = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    with serving(tmp_path / "host") as base:
+        build_under_sub_path(mini_course, tmp_path / "host", capsys, base)
+        prefix = base + "repo/"
+        pages, anchors = walk(page, prefix + "index.html", prefix)
+        assert {prefix + name for name in ("index.html", "first.html", "second.html", "check.html")} <= pages
+        for target, anchor in anchors:
+            page.goto(target)
+            assert page.locator(f"[id='{anchor}']").count() == 1, f"{target}#{anchor} has no such id"
+        page.keyboard.press("/")  # search loads its index and library lazily: they must resolve too
+        page.locator("[data-search] input").fill("lesson")
+        page.locator("[data-search-results] a").first.wait_for()
+        assert page.evaluate("navigator.serviceWorker.ready.then(r => r.active.state)") == "activated"
+    assert not failed, failed
+    assert all(url.startswith(prefix) for url in pages)
+    watch.assert_clean()
+
+
+def test_the_404_page_is_styled_and_links_home_at_any_depth(mini_course, tmp_path, page_and_watch, capsys):
+    page, watch = page_and_watch
+    with serving(tmp_path / "host") as base:
+        build_under_sub_path(mini_course, tmp_path / "host", capsys, base)
+        # GitHub Pages answers any missing address of a project site with the project's 404.html;
+        # the test server answers with the 404.html at its root.
+        (tmp_path / "host" / "404.html").write_bytes((tmp_path / "host" / "repo" / "404.html").read_bytes())
+        for depth in ("repo/missing.html", "repo/a/b/c/missing/"):
+            response = page.goto(base + depth)
+            assert response.status == 404
+            assert page.locator("h1").inner_text() == "Page not found"
+            assert page.evaluate("getComputedStyle(document.querySelector('.site-header')).display") == "flex"
+            page.get_by_role("link", name="Go to the course map").click()
+            assert page.url == base + "repo/index.html"
+    # The console reports the 404 status of the missing page itself; nothing else may fail.
+    watch.errors = [e for e in watch.errors if "404" not in e]
+    watch.assert_clean()
+
+
+def test_a_learner_who_visited_once_keeps_reading_reviewing_and_searching_offline(mini_site, page_and_watch):
+    page, watch = page_and_watch
+    with serving(mini_site) as base:
+        page.goto(base + "index.html")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    # The server is gone: every request now fails unless the service worker answers it.
+    page.reload()
+    assert page.locator("h1").inner_text() == "Mini course"
+    page.goto(base + "check.html")  # never opened while online: precached
+    assert page.locator("h1").inner_text() == "Check yourself"
+    assert page.evaluate("getComputedStyle(document.body).margin") == "0px"  # the stylesheet came too
+    page.keyboard.press("/")
+    page.locator("[data-search] input").fill("definition")
+    page.locator("[data-search-status]", has_text="for “definition”").wait_for()
+    assert page.locator("[data-search-results] a").first.get_attribute("href").endswith("first.html#code-and-a-diagram")
+    page.locator("[data-search-results] a").first.click()
+    assert page.locator("h1").inner_text() == "First lesson"
+    watch.assert_clean()
+
+
+def distinctive_words(documents: list[dict]) -> dict[str, str]:
+    """Return, for each page, the longest word of its text that no other page uses."""
+    words = {}
+    for document in documents:
+        page = document["url"].split("#")[0]
+        words.setdefault(page, set()).update(w.lower() for w in re.findall(r"[A-Za-z]{4,}", document["text"]))
+    counts = Counter(word for found in words.values() for word in found)
+    return {page: max(sorted(w for w in found if counts[w] == 1), key=len) for page, found in words.items()}
+
+
+def test_search_finds_a_word_from_each_unit_and_links_to_its_section(mini_site, page_and_watch):
+    index = next((mini_site / "assets").glob("search-index.*.json"))
+    words = distinctive_words(json.loads(index.read_text())["documents"])
+    assert set(words) == {"first.html", "second.html", "check.html"}
+    page, watch = page_and_watch
+    with serving(mini_site) as base:
+        page.goto(base + "index.html")
+        for unit, word in words.items():
+            page.keyboard.press("/")
+            search = page.locator("[data-search] input")
+            assert search.evaluate("input => input === document.activeElement")
+            search.fill(word)
+            page.locator("[data-search-status]", has_text=f"for “{word}”").wait_for()
+            first = page.locator("[data-search-results] a").first
+            assert first.get_attribute("href").split("#")[0] == base + unit, word
+            page.keyboard.press("Escape")
+            assert page.evaluate("document.activeElement.matches('[data-search-open]')")
+    watch.assert_clean()
+
+
+def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(mini_site, page_and_watch):
+    page, watch = page_and_watch
+    with serving(mini_site) as base:
+        page.goto(base + "second.html")
+        page.get_by_role("button", name="Search").click()
+        page.keyboard.type("zyxwvut")
+        status = page.locator("[data-search-status]")
+        page.wait_for_function("() => document.querySelector('[data-search-status]').textContent.startsWith('No results')")
+        assert status.get_attribute("aria-live") == "polite"
+        page.locator("[data-search] input").fill("callout")
+        page.locator("[data-search-status]", has_text="1 result for “callout”").wait_for()
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(r"first\.html#code-and-a-diagram$"))
+    watch.assert_clean()

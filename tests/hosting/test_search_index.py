@@ -1,0 +1,66 @@
+"""The search corpus written at build time: one document per section and per question, answers left out."""
+from __future__ import annotations
+
+import json
+
+from coursegen.link import ID_ATTR
+from coursegen.pipeline import build_site
+from coursegen.search import INDEX_NAME, page_sections
+
+PAGE = """
+<p>Opening words before any heading.</p>
+<h2 id="first-part">First <em>part</em></h2>
+<p>Alpha text.<br>Beta text.</p>
+<pre class="diagram" tabindex="0">[box] ──▶ [box]</pre>
+<script>var hidden = "scriptword";</script>
+<section class="question question-recall" id="q-why" data-question="why">
+<p class="question-kind">Free recall · lesson 1</p>
+<div class="question-prompt"><p>Why does gamma matter?</p></div>
+<details class="question-answer" data-answer><summary>Model answer</summary><p>Secretanswer here.</p></details>
+</section>
+<p>Delta text after the question.</p>
+<h3 id="second">Second</h3>
+<table><tr><td>cell</td><td>next</td></tr></table>
+"""
+
+
+def test_a_page_is_cut_into_sections_at_its_anchored_headings():
+    sections = page_sections(PAGE, "The page", "lesson")
+    assert [(s.anchor, s.title, s.kind) for s in sections] == [
+        ("", "The page", "lesson"), ("first-part", "First part", "lesson"),
+        ("q-why", "Why does gamma matter?", "question"), ("second", "Second", "lesson")]
+    assert sections[0].text == "Opening words before any heading."
+
+
+def test_text_after_a_question_belongs_to_the_section_around_it():
+    first = page_sections(PAGE, "The page", "lesson")[1]
+    assert first.text == "Alpha text. Beta text. Delta text after the question."
+
+
+def test_scripts_diagrams_and_answers_stay_out_of_the_index_and_cells_stay_apart():
+    sections = page_sections(PAGE, "The page", "lesson")
+    everything = " ".join(s.text + " " + s.title for s in sections)
+    for hidden in ("scriptword", "Secretanswer", "──▶", "Model answer"):
+        assert hidden not in everything
+    assert sections[-1].text == "cell next"
+
+
+def test_a_question_keeps_its_kind_label_apart_from_its_text():
+    question = page_sections(PAGE, "The page", "lesson")[2]
+    assert question.label == "Free recall · lesson 1"
+    assert question.text == "Why does gamma matter?"
+
+
+def test_every_search_result_links_to_a_page_and_anchor_that_exist(mini_course):
+    outputs = build_site(mini_course).outputs
+    name = next(p for p in outputs if p.startswith("assets/search-index."))
+    corpus = json.loads(outputs[name])
+    assert corpus["fields"] == ["title", "text"]
+    documents = corpus["documents"]
+    assert {d["url"].split("#")[0] for d in documents} == {"first.html", "second.html", "check.html"}
+    for document in documents:
+        page, _, anchor = document["url"].partition("#")
+        if anchor:
+            assert anchor in ID_ATTR.findall(outputs[page].decode()), document["url"]
+    assert [d["id"] for d in documents] == list(range(len(documents)))
+    assert name.endswith(".json") and INDEX_NAME == "search-index.json"
