@@ -206,12 +206,23 @@ def highlight_code(code: str, lang: str, _attrs) -> str:
     """Return Pygments-highlighted HTML for a fenced block, or '' to use the plain renderer."""
     if not lang:
         return ""
-    try:
-        lexer = get_lexer_by_name(lang)
-    except ClassNotFound:
+    lexer = _lexer(lang)
+    if lexer is None:
         return ""
-    body = pygments_highlight(code, lexer, HtmlFormatter(nowrap=True))
+    body = pygments_highlight(code, lexer, _FORMATTER)
     return f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">{body}</code></pre>'
+
+
+_FORMATTER = HtmlFormatter(nowrap=True)  # made once: building one costs more than a short highlight
+
+
+@lru_cache(maxsize=256)
+def _lexer(lang: str):
+    """Return the Pygments lexer for a fence language, or None when Pygments has none."""
+    try:
+        return get_lexer_by_name(lang)
+    except ClassNotFound:
+        return None
 
 
 def render_math(latex: str, options) -> str:
@@ -302,13 +313,17 @@ def _check_math(token, line: int, env: dict) -> None:
     for item in [token, *(token.children or ())]:
         if item.type in ("math_inline", "math_block", "math_block_label") and item.content.strip():
             latex = item.content.strip()
-            try:
-                mathml = latex2mathml.converter.convert(latex)
-            except Exception as err:  # noqa: BLE001 - any failure is the author's latex
-                reason = str(err) or type(err).__name__.replace("Error", "")
+            reason = _math_problem(latex)
+            if reason:
                 env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
-                continue
-            unknown = re.search(r">(\\[A-Za-z]+)<", mathml)
-            if unknown:
-                env["problems"].error(env["path"], line, f"cannot read math '{latex}': "
-                                                         f"unknown command '{unknown.group(1)}'")
+
+
+@lru_cache(maxsize=4096)
+def _math_problem(latex: str) -> str:
+    """Return why latex2mathml cannot read `latex`, or '' when it can (cached: formulas repeat)."""
+    try:
+        mathml = latex2mathml.converter.convert(latex)
+    except Exception as err:  # noqa: BLE001 - any failure is the author's latex
+        return str(err) or type(err).__name__.replace("Error", "")
+    unknown = re.search(r">(\\[A-Za-z]+)<", mathml)
+    return f"unknown command '{unknown.group(1)}'" if unknown else ""

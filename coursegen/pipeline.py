@@ -20,7 +20,8 @@ from .assets import Assets
 from .config import load_config
 from .errors import ContentError, Problem, Problems
 from .link import link_course
-from .markdown import ParseContext, make_markdown, parse_source
+from .incremental import BuildCache
+from .markdown import ParseContext
 from .render import RenderOptions, render_site
 from .sources import load_sources
 
@@ -45,17 +46,21 @@ class BuildResult:
     warnings: list[Problem]
 
 
-def build_site(root: Path, options: BuildOptions = BuildOptions()) -> BuildResult:
-    """Return the built site for the course at `root`, or raise ContentError listing every problem."""
+def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildCache | None = None) -> BuildResult:
+    """Return the built site for the course at `root`, or raise ContentError listing every problem.
+
+    Pass the same `cache` to successive builds of one course to redo only what changed.
+    """
+    cache = cache or BuildCache()
     problems = Problems()
     config = load_config(root, problems)
     if config and options.offline:
         config = offline.self_hosted(config)
     sources = load_sources(root, problems)
-    md = make_markdown(EXTENSIONS)
+    md = cache.markdown(EXTENSIONS)
     ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
                        extra=prepare_extensions(root, config, problems))
-    pages = [parse_source(md, source, ctx, problems) for source in sources]
+    pages = cache.parse_pages(md, sources, ctx, problems)
     course = link_course(config, pages, problems, options.drafts) if config else None
     problems.raise_if_errors(options.strict)
     assets = Assets()
@@ -64,7 +69,8 @@ def build_site(root: Path, options: BuildOptions = BuildOptions()) -> BuildResul
             extension.add_files(course, root, assets, problems)
     problems.raise_if_errors(options.strict)
     try:
-        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets)
+        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
+                              cache=cache)
     except jinja2.TemplateError as err:
         raise ContentError([template_problem(err, root)]) from None
     return BuildResult(outputs, [p for p in problems.items if p.severity == "warning"])

@@ -29,9 +29,9 @@ def make_environment(templates: Path) -> jinja2.Environment:
 
 
 def render_site(course: Course, root: Path, options: RenderOptions = RenderOptions(),
-                extra_assets: Assets | None = None) -> dict[str, bytes]:
+                extra_assets: Assets | None = None, cache=None) -> dict[str, bytes]:
     """Return every output file of the site, keyed by its path inside site/."""
-    env = make_environment(root / "templates")
+    env = cache.environment(root / "templates") if cache else make_environment(root / "templates")  # cache: incremental.BuildCache
     assets = load_theme_assets(root / "templates")
     if extra_assets:
         assets.urls.update(extra_assets.urls)
@@ -41,8 +41,10 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
               "csp": csp.policy(course.config, root / "templates")}
     out: dict[str, bytes] = dict(assets.files)
     out["index.html"] = _page(env, ["index.html"], common, canonical_path="")
+    if cache:
+        cache.start_render(course, root, common)
     for unit in course.written:
-        out[unit.url] = render_unit(env, unit, course, common)
+        out[unit.url] = (cache.render_unit if cache else render_unit)(env, unit, course, common)
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
     out["404.html"] = _page(env, ["404.html"], common, canonical_path=None)

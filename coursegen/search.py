@@ -6,6 +6,7 @@ so a result links straight to the place that answers it.
 """
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -95,6 +96,7 @@ def is_skipped(tag: str, attrs: dict) -> bool:
             or any("explanation" in c for c in classes))
 
 
+@functools.lru_cache(maxsize=4096)  # serve rebuilds: an unchanged page keeps its (read-only) sections
 def page_sections(html: str, page_title: str, kind: str) -> list[Section]:
     """Return the sections of one rendered page body, in document order, empty ones dropped."""
     splitter = SectionSplitter(page_title, kind)

@@ -1,14 +1,26 @@
-"""`serve`: build, then serve site/ on 127.0.0.1."""
+"""`serve`: build, serve site/ on 127.0.0.1, rebuild what changed on every save, reload the open page.
+
+`make_server` is a plain static server (tests use it for built sites). `LiveServer` adds the
+development loop: an incremental build per batch of changes, only changed files rewritten in
+site/, and build events streamed to the pages (see livereload.py). A failed build leaves
+site/ as it was, prints its problems and shows them over the page; the next good save recovers.
+"""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import http.server
 import sys
+import threading
+import time
 from pathlib import Path
 
+from . import livereload
 from .errors import ContentError
+from .incremental import BuildCache
 from .pipeline import BuildOptions, build_site
-from .write import write_site
+from .watch import watch_changes
+from .write import update_site, write_site
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -23,39 +35,169 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         page = Path(self.directory) / "404.html"
         if code != 404 or not page.is_file():
             return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_body(404, self.finish_html(page.read_bytes()), "text/html; charset=utf-8")
+
+    def send_body(self, code: int, body: bytes, content_type: str) -> None:
+        """Send a whole response (the body is skipped for HEAD)."""
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
 
+    def finish_html(self, html: bytes) -> bytes:
+        """Return an HTML page as it is sent (unchanged here; the live handler adds its script)."""
+        return html
+
     def log_message(self, format, *args):  # noqa: A002 - signature from the base class
         pass
 
 
-def make_server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
+class LiveHandler(QuietHandler):
+    """QuietHandler plus the live-reload script, the event stream and the script tag in every page."""
+
+    channel: livereload.Channel  # set by LiveServer through a subclass
+
+    def do_GET(self):
+        """Serve the live-reload endpoints, HTML pages with the script tag, other files as they are."""
+        path = self.path.split("?", 1)[0]
+        if path == livereload.EVENTS_PATH:
+            return self.send_events()
+        if path == livereload.SCRIPT_PATH:
+            return self.send_body(200, livereload.SCRIPT_FILE.read_bytes(), "text/javascript")
+        file = Path(self.translate_path(path))
+        if file.is_dir():
+            file = file / "index.html"
+        if file.suffix == ".html" and file.is_file():
+            return self.send_body(200, self.finish_html(file.read_bytes()), "text/html; charset=utf-8")
+        return super().do_GET()
+
+    def send_error(self, code, message=None, explain=None):
+        """While no good build exists, answer a missing page with the problems (and the script)."""
+        event = self.channel.event
+        if code == 404 and event and event["type"] == "error" and not (Path(self.directory) / "404.html").is_file():
+            return self.send_body(503, self.finish_html(livereload.problems_page(event["problems"])),
+                                  "text/html; charset=utf-8")
+        return super().send_error(code, message, explain)
+
+    def finish_html(self, html: bytes) -> bytes:
+        """Return the page with the live-reload script tag, stamped with the current build number."""
+        return livereload.inject(html, self.channel.serial)
+
+    def send_events(self) -> None:
+        """Stream build events to one page until it goes away or the server stops."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+
+        def write(data: bytes) -> None:
+            self.wfile.write(data)
+            self.wfile.flush()
+        try:
+            livereload.stream_events(write, self.channel)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+def make_server(site: Path, port: int, handler_class=QuietHandler) -> http.server.ThreadingHTTPServer:
     """Return a server for `site` bound to 127.0.0.1:`port` (0 picks a free port)."""
-    handler = functools.partial(QuietHandler, directory=str(site))
-    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    handler = functools.partial(handler_class, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server.daemon_threads = True
+    return server
+
+
+class LiveServer:
+    """The development server: one incremental build per batch of changes, pages told to reload."""
+
+    def __init__(self, root: Path, options: BuildOptions, port: int = 0, log=None):
+        self.root, self.site = root, root / "site"
+        self.options = dataclasses.replace(options, serve_mode=True)
+        self.cache = BuildCache()
+        self.outputs: dict[str, bytes] | None = None
+        self.channel = livereload.Channel()
+        self.stopping = threading.Event()
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        handler = type("BoundLiveHandler", (LiveHandler,), {"channel": self.channel})
+        self.server = make_server(self.site, port, handler)
+        self.threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        """Return the base URL the site is served at."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}/"
+
+    def rebuild(self, changed: list[str] = ()) -> dict:
+        """Build (incrementally), write what changed, publish and return the build event."""
+        started = time.perf_counter()
+        try:
+            result = build_site(self.root, self.options, self.cache)
+        except ContentError as err:
+            event = livereload.event_for_problems(err.problems)
+            self.log(str(err) + f"\n{len(err.problems)} problem(s); site/ keeps the last good build")
+        else:
+            written = self._write(result.outputs)
+            event = livereload.event_for_build(written, time.perf_counter() - started)
+            for warning in result.warnings:
+                self.log(warning.format())
+            self.log(f"rebuilt in {event['ms']} ms: {len(written)} file(s) changed"
+                     + (f" after editing {', '.join(changed)}" if changed else ""))
+        self.channel.publish(event)
+        return event
+
+    def _write(self, outputs: dict[str, bytes]) -> list[str]:
+        """Write the site: whole the first time, then only the files that differ."""
+        if self.outputs is None:
+            write_site(outputs, self.site)
+            written = list(outputs)
+        else:
+            written = update_site(outputs, self.outputs, self.site)
+            written += [path for path in self.outputs if path not in outputs]
+        self.outputs = outputs
+        return written
+
+    def start(self, watch: bool = True) -> "LiveServer":
+        """Build once, then serve (and watch) in background threads; return self."""
+        self.rebuild()
+        self._thread(self.server.serve_forever)
+        if watch:
+            self._thread(self._watch)
+        return self
+
+    def _thread(self, target) -> None:
+        thread = threading.Thread(target=target, daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def _watch(self) -> None:
+        for changed in watch_changes(self.root, self.stopping):
+            self.rebuild(changed)
+
+    def stop(self) -> None:
+        """Stop watching and serving; end the event streams."""
+        self.stopping.set()
+        self.channel.close()
+        self.server.shutdown()
+        self.server.server_close()
+        for thread in self.threads:
+            thread.join(timeout=5)
 
 
 def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = True) -> int:
-    """Build once, then serve until Ctrl-C; return the exit status."""
-    site = root / "site"
+    """Build, serve and rebuild on changes until Ctrl-C; return the exit status."""
     try:
-        write_site(build_site(root, options).outputs, site)
-    except ContentError as err:
-        print(err, file=sys.stderr)
-        if not site.exists():
-            return 1
-    server = make_server(site, port)
-    print(f"serving {site} at http://127.0.0.1:{server.server_address[1]}/  (Ctrl-C to stop)")
+        live = LiveServer(root, options, port).start(watch=watch)
+    except OSError as err:
+        print(f"cannot serve on 127.0.0.1:{port}: {err.strerror}", file=sys.stderr)
+        return 1
+    print(f"serving {live.site} at {live.url}  (Ctrl-C to stop)", flush=True)
     try:
-        server.serve_forever()
+        live.stopping.wait()
     except KeyboardInterrupt:
-        print("\nstopped")
+        pass
     finally:
-        server.server_close()
+        live.stop()
+        print("\nstopped", flush=True)
     return 0

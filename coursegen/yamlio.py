@@ -15,7 +15,7 @@ class LineDict(dict):
         return self.lines.get(key, self.line)
 
 
-class _LineLoader(yaml.SafeLoader):
+class _LineMixin:
     def construct_mapping(self, node, deep=False):
         mapping = LineDict(super().construct_mapping(node, deep=True))
         mapping.line = node.start_mark.line + 1
@@ -24,8 +24,16 @@ class _LineLoader(yaml.SafeLoader):
         return mapping
 
 
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-                            _LineLoader.construct_mapping)
+class _LineLoader(_LineMixin, yaml.SafeLoader):
+    pass
+
+
+class _FastLineLoader(_LineMixin, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """libyaml's loader (several times faster); errors are re-read by _LineLoader for its wording."""
+
+
+for _loader in (_LineLoader, _FastLineLoader):
+    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _loader.construct_mapping)
 
 
 class YamlError(ValueError):
@@ -42,6 +50,12 @@ def load_yaml(text: str, first_line: int = 1):
         for number, row in enumerate(text.splitlines(), first_line):
             if "\t" in row[: len(row) - len(row.lstrip())]:
                 raise YamlError(number, "YAML indentation uses a tab; indent with spaces")
+    try:  # the fast loader first; on any error the pure-Python one below gives the usual message
+        data = yaml.load(text, Loader=_FastLineLoader)  # noqa: S506 - SafeLoader subclass
+        _shift(data, first_line - 1)
+        return data
+    except yaml.YAMLError:
+        pass
     try:
         data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
     except yaml.MarkedYAMLError as err:

@@ -1,0 +1,56 @@
+// Live reload for `coursegen serve` only: the development server injects this script; built sites never contain it.
+// After a good build the page reloads when it (or any asset) changed; after a failed build the problems show
+// in an overlay, announced to screen readers, until the next good build reloads the page.
+
+const tag = document.querySelector("script[data-coursegen-build]");
+const servedAt = Number(tag ? tag.dataset.coursegenBuild : 0);
+const here = decodeURIComponent(location.pathname.split("/").pop() || "index.html");
+let overlay = null;
+
+function affectsThisPage(changed) {
+  return changed.some((path) => path === here || !path.endsWith(".html"));
+}
+
+function styled(element, style) {
+  Object.assign(element.style, style); // CSSOM, which the pages' Content-Security-Policy allows
+  return element;
+}
+
+function showProblems(problems) {
+  overlay?.remove();
+  overlay = styled(document.createElement("section"), {
+    position: "fixed", inset: "auto 1rem 1rem 1rem", zIndex: "2147483647", maxHeight: "60vh", overflow: "auto",
+    background: "#fff4f4", color: "#3b0a0a", border: "3px solid #b3261e", borderRadius: "8px",
+    padding: "1rem 1.25rem", font: "15px/1.45 system-ui, sans-serif", boxShadow: "0 6px 24px rgba(0,0,0,.3)",
+  });
+  overlay.setAttribute("role", "alert");
+  overlay.setAttribute("aria-labelledby", "coursegen-problems-title");
+  overlay.dataset.coursegenOverlay = "";
+  const title = styled(document.createElement("h2"), { margin: "0 0 .5rem", fontSize: "1.1rem" });
+  title.id = "coursegen-problems-title";
+  title.textContent = `The build failed: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
+  const note = styled(document.createElement("p"), { margin: "0 0 .5rem" });
+  note.textContent = "Fix the source and save; this page reloads by itself. The site shows the last good build.";
+  const list = styled(document.createElement("pre"), { margin: "0", whiteSpace: "pre-wrap", font: "14px/1.4 monospace" });
+  list.textContent = problems.join("\n");
+  const hide = styled(document.createElement("button"), {
+    marginTop: ".75rem", font: "inherit", padding: ".25rem .75rem", outlineOffset: "2px",
+  });
+  hide.type = "button";
+  hide.textContent = "Hide";
+  hide.addEventListener("focus", () => { hide.style.outline = "3px solid #b3261e"; });
+  hide.addEventListener("blur", () => { hide.style.outline = ""; });
+  hide.addEventListener("click", () => { overlay.hidden = true; });
+  overlay.append(title, note, list, hide);
+  document.body.append(overlay);
+}
+
+const events = new EventSource("/__coursegen/events");
+events.addEventListener("message", (message) => {
+  const event = JSON.parse(message.data);
+  if (event.type === "error") {
+    showProblems(event.problems);
+  } else if (overlay || (event.serial > servedAt && affectsThisPage(event.changed))) {
+    location.reload();
+  }
+});

@@ -1,0 +1,51 @@
+"""Watching the course's sources for `serve`, with the watchfiles package (inotify on Linux).
+
+Folders are watched recursively. course.yaml is checked on every pass instead, because editors
+that save by writing a new file and renaming it would silently end a watch on the file itself.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import watchfiles
+
+from .config import CONFIG_NAME
+
+WATCHED_FOLDERS = ("lessons", "reviews", "templates", "widgets", "kernels", "media")
+STEP_MS = 10  # after the first change, wait this long for more before rebuilding
+TIMEOUT_MS = 300  # how often course.yaml is looked at when nothing else moved
+
+
+def watched_folders(root: Path) -> list[Path]:
+    """Return the course folders that exist and can therefore be watched."""
+    return [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()]
+
+
+def _stamp(file: Path) -> tuple:
+    try:
+        stat = file.stat()
+    except OSError:
+        return ()
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def watch_changes(root: Path, stop: threading.Event) -> Iterator[list[str]]:
+    """Yield the sorted course-relative paths of each batch of changes until `stop` is set."""
+    config, stamp = root / CONFIG_NAME, _stamp(root / CONFIG_NAME)
+    for changes in watchfiles.watch(*watched_folders(root), stop_event=stop, step=STEP_MS,
+                                    rust_timeout=TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
+        paths = {_relative(root, path) for _, path in changes}
+        if _stamp(config) != stamp:
+            stamp = _stamp(config)
+            paths.add(CONFIG_NAME)
+        if paths:
+            yield sorted(paths)
+
+
+def _relative(root: Path, path: str) -> str:
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
