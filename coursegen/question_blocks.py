@@ -18,6 +18,11 @@ KIND_LABELS = {"recall": "Free recall", "explain": "Explain it aloud", "choice":
                "excerpt": "Read the source"}
 
 
+def _block(token: Token) -> Token:
+    token.block = True
+    return token
+
+
 def html(content: str) -> Token:
     """Return a raw HTML block token."""
     token = Token("html_block", "", 0)
@@ -103,7 +108,7 @@ def _split_option(tokens, item: int, inline: Token) -> list[Token]:
         rest.content = inline.content.split("\n", 1)[1] if "\n" in inline.content else ""
         inline.children = inline.children[:breaks[0]]
         inline.content = inline.content.split("\n", 1)[0]
-        explanation += [Token("paragraph_open", "p", 1), rest, Token("paragraph_close", "p", -1)]
+        explanation += [_block(Token("paragraph_open", "p", 1)), rest, _block(Token("paragraph_close", "p", -1))]
     first_close = next(i for i in range(item, len(tokens)) if tokens[i].type == "paragraph_close")
     item_close = closing(tokens, item)
     explanation += tokens[first_close + 1:item_close]
