@@ -62,7 +62,8 @@ def test_the_reveal_stays_locked_until_the_learner_commits(site, page_and_watch)
     reveal.click()
     assert answer.is_visible() and answer.get_attribute("open") is not None
     assert "50 °C" in answer.inner_text()
-    assert recall.locator("[data-score]").count() == 3 and reveal.is_disabled()
+    assert recall.locator("[data-score]").count() == 3 and reveal.is_hidden()
+    assert recall.locator(".question-answer-body").evaluate("el => el === document.activeElement")
     watch.assert_clean()
 
 
@@ -79,11 +80,14 @@ def test_self_scores_update_the_tally_and_its_revisit_links_resolve(site, page_a
     assert "Next review tomorrow" in question(page, "recall").locator(".question-next").inner_text()
     assert re.search(r"Scored partly\. Next review", page.locator("body > [role=status]").inner_text())
     rows = page.locator("[data-tally-table] tbody tr").all_inner_texts()
+    assert [r.split("\t")[0] for r in rows] == \
+        ["Lesson 1 · Yeast", "Lesson 2 · Gluten", "Topic: fermentation", "Topic: kneading"]
     assert any(r.startswith("Lesson 1 · Yeast\t0\t1\t1\t1") for r in rows), rows
     assert any(r.startswith("Topic: kneading\t0\t1\t0\t1") for r in rows), rows
     links = page.locator("[data-tally-revisit] a")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    assert hrefs == ["yeast.html", "gluten.html", "yeast.html#temperature"]
+    assert hrefs == ["yeast.html", "yeast.html#temperature", "gluten.html"]
+    assert page.locator("[data-tally-revisit] li li").inner_text() == "Section: Temperature"
     for href in hrefs:
         page.goto(site + href)
         anchor = href.partition("#")[2]

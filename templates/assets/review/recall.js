@@ -28,6 +28,7 @@ export function enhance(question, ctx) {
   const sync = () => {
     const record = store.record(key);
     reveal.disabled = !committed() || record.revealed === true;
+    reveal.hidden = record.revealed === true;
     answer.hidden = record.revealed !== true;
     answer.open = record.revealed === true;
     lock.hidden = record.revealed === true;

@@ -21,7 +21,16 @@ export function count(questions, recordOf) {
       if (q.dataset.revisit) revisit.sections.add(q.dataset.revisit);
     }
   }
-  return { rows, totals, revisit, total: questions.length };
+  const order = ([name]) => [name.startsWith("topic:") ? 1 : 0, Number(name.slice(7)) || 0, name];
+  const sorted = [...rows].sort((a, b) => compare(order(a), order(b)));
+  return { rows: new Map(sorted), totals, revisit, total: questions.length };
+}
+
+function compare(a, b) {
+  for (let i = 0; i < a.length; i += 1) {
+    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  }
+  return 0;
 }
 
 /** Redraw the tally section from the stored scores. */
@@ -63,14 +72,28 @@ function revisitList(box, original, { revisit, totals }, el) {
     box.replaceChildren(el("p", { class: "tally-clear" }, "Nothing to revisit: every question you scored was a yes."));
     return;
   }
-  const links = [];
-  for (const number of revisit.lessons) {
-    const item = original.querySelector(`[data-lesson="${CSS.escape(number)}"] a`);
-    if (item) links.push(el("li", {}, el("a", { href: item.getAttribute("href") }, item.textContent)));
-  }
-  for (const url of revisit.sections) {
-    const item = original.querySelector(`[data-revisit-target="${CSS.escape(url)}"] a`);
-    if (item) links.push(el("li", {}, el("a", { href: item.getAttribute("href") }, `Section: ${item.textContent}`)));
+  const sections = [...revisit.sections];
+  const links = [...revisit.lessons].sort((a, b) => a - b).map((number) => {
+    const lesson = original.querySelector(`[data-lesson="${CSS.escape(number)}"] a`);
+    if (!lesson) return null;
+    const page = lesson.getAttribute("href");
+    const own = sections.filter((url) => url.split("#")[0] === page);
+    const nested = own.map((url) => sectionLink(original, url, el, true)).filter(Boolean);
+    return el("li", {}, el("a", { href: page }, lesson.textContent),
+      ...(nested.length ? [el("ul", {}, ...nested)] : []));
+  }).filter(Boolean);
+  const pages = new Set(links.map((li) => li.firstChild.getAttribute("href")));
+  for (const url of sections.filter((u) => !pages.has(u.split("#")[0]))) {
+    const item = sectionLink(original, url, el, false);
+    if (item) links.push(item);
   }
   box.replaceChildren(el("p", {}, "Revisit these before moving on:"), el("ul", { class: "tally-revisit-list" }, ...links));
+}
+
+function sectionLink(original, url, el, nested) {
+  const item = original.querySelector(`[data-revisit-target="${CSS.escape(url)}"]`);
+  const link = item?.querySelector("a");
+  if (!link) return null;
+  const text = nested && item.dataset.heading ? `Section: ${item.dataset.heading}` : `Section: ${link.textContent}`;
+  return el("li", {}, el("a", { href: link.getAttribute("href") }, text));
 }
