@@ -188,10 +188,11 @@ class LiveServer:
 def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = True) -> int:
     """Build, serve and rebuild on changes until Ctrl-C; return the exit status."""
     try:
-        live = LiveServer(root, options, port).start(watch=watch)
+        live = LiveServer(root, options, port)
     except OSError as err:
         print(f"cannot serve on 127.0.0.1:{port}: {err.strerror}", file=sys.stderr)
         return 1
+    live.start(watch=watch)
     print(f"serving {live.site} at {live.url}  (Ctrl-C to stop)", flush=True)
     try:
         live.stopping.wait()
