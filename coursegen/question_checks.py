@@ -1,7 +1,9 @@
 """Structure checks for question blocks: the parts each kind needs, and exactly one right option."""
 from __future__ import annotations
 
-from .question_blocks import children_at, closing, find, option_items
+from .question_blocks import KIND_LABELS, children_at, closing, find, option_items
+
+QUESTION_OPENERS = {f"container_{kind}_open" for kind in KIND_LABELS}
 
 
 def check_structure(tokens, start: int, end: int, kind: str, env: dict) -> bool:
@@ -10,6 +12,11 @@ def check_structure(tokens, start: int, end: int, kind: str, env: dict) -> bool:
     parts = [(i, t) for i, t in children_at(tokens, start + 1, end, level)
              if t.type.startswith("container_") and t.type.endswith("_open")]
     report = _reporter(tokens[start], env)
+    nested = next((t for t in tokens[start + 1:end] if t.nesting == 1 and t.type in QUESTION_OPENERS), None)
+    if nested is not None:
+        report(f"':::: {kind}' question contains another question (line {nested.map[0] + 1})",
+               "close each question with a line '::::' before the next one starts")
+        return False
     if kind == "choice":
         return _check_choice(tokens, start, end, parts, report)
     answers = [i for i, t in parts if t.type == "container_answer_open"]

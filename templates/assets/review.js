@@ -51,7 +51,7 @@ async function enhanceQuestions(questions, store, page) {
     store.markReview(page, questions.every((q) => store.record(keyOf(q)).score));
   };
   const ctx = {
-    el, store, seed: store.data.seed, keyOf, dueText: schedule.dueText,
+    el, store, seed: store.data.seed, keyOf, dueText: schedule.dueText, nextText: schedule.nextText,
     announce(text) { announcer.textContent = ""; requestAnimationFrame(() => { announcer.textContent = text; }); },
     score(question, value) {
       const key = keyOf(question);

@@ -34,7 +34,8 @@ export function enhance(question, ctx) {
   });
   const verdicts = items.map((item) => item.appendChild(el("span", { class: "choice-verdict-mark" })));
   const again = el("button", { type: "button", class: "question-again" }, "Answer again");
-  answer.after(el("div", { class: "question-score" }, again));
+  const next = el("p", { class: "question-next" });
+  answer.after(el("div", { class: "question-score" }, next, again));
 
   const show = () => {
     const chosen = store.record(key).choice;
@@ -42,6 +43,7 @@ export function enhance(question, ctx) {
     answer.hidden = !locked;
     answer.open = locked;
     again.hidden = !locked;
+    next.textContent = locked ? ctx.nextText(store.record(key).card, new Date()) : "";
     items.forEach((item, i) => {
       const n = Number(item.dataset.option);
       item.classList.toggle("is-chosen", locked && n === chosen);

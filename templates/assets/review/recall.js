@@ -70,7 +70,7 @@ function scoreGroup(question, ctx) {
     show(record) {
       node.hidden = record.revealed !== true;
       for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.score === record.score));
-      next.textContent = record.card ? `Next review ${ctx.dueText(record.card.due, new Date())}.` : "";
+      next.textContent = record.score ? ctx.nextText(record.card, new Date()) : "";
       again.hidden = !record.score;
     },
   };

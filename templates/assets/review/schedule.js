@@ -27,3 +27,10 @@ export function dueText(due, now) {
   if (days <= 0) return "today";
   return days === 1 ? "tomorrow" : `in ${days} days`;
 }
+
+/** Return the sentence shown under a scored question about its next review. */
+export function nextText(card, now) {
+  if (!card) return "";
+  if (Date.parse(card.due) <= now.getTime()) return "Due for review now: choose “Answer again” to retrieve it afresh.";
+  return `Next review ${dueText(card.due, now)}.`;
+}
