@@ -27,6 +27,11 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--out", type=Path, default=None, help="output folder (default: site/ in the root)")
     serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     serve.add_argument("--no-watch", action="store_true", help="serve without watching for changes")
+    new = sub.add_parser("new", help='create the next lesson or review from a skeleton: new lesson "Title"')
+    new.add_argument("kind", choices=("lesson", "review"), help="what to create")
+    new.add_argument("title", help="the unit's title (quoted)")
+    new.add_argument("--slug", default="", help="the unit's slug (default: made from the title)")
+    new.add_argument("--part", default="", help="the part of the course it belongs to")
     return parser
 
 
@@ -40,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     if command == "serve":
         from .serve import serve
         return serve(root, options, port=args.port, watch=not args.no_watch)
+    if command == "new":
+        return _new(root, args)
     try:
         result = build_site(root, options)
     except ContentError as err:
@@ -54,6 +61,18 @@ def main(argv: list[str] | None = None) -> int:
     out = getattr(args, "out", None) or root / "site"
     write_site(result.outputs, out)
     print(f"built {_summary(result.outputs)} into {out}")
+    return 0
+
+
+def _new(root: Path, args) -> int:
+    """Create a unit from its skeleton; print where it went, or the problem."""
+    from .scaffold import new_unit
+    try:
+        made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part)
+    except ContentError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(f"created {made.path} ({args.kind} {made.number}) and listed it in course.yaml")
     return 0
 
 

@@ -1,0 +1,78 @@
+"""`new lesson|review "Title"`: the next numbered source from a skeleton, listed in course.yaml."""
+from __future__ import annotations
+
+import difflib
+
+import pytest
+
+from helpers import run_cli
+from coursegen.pipeline import build_site
+from coursegen.scaffold import slugify
+
+
+def added_and_removed(before: str, after: str) -> tuple[list[str], list[str]]:
+    diff = list(difflib.ndiff(before.splitlines(), after.splitlines()))
+    return [d[2:] for d in diff if d.startswith("+ ")], [d[2:] for d in diff if d.startswith("- ")]
+
+
+def test_new_lesson_creates_the_next_file_and_appends_the_unit_keeping_comments(mini_course, capsys):
+    config = mini_course / "course.yaml"
+    config.write_text("# The mini course, with a comment to keep.\n" + config.read_text())
+    before = config.read_text()
+    status, out, err = run_cli(capsys, "--root", mini_course, "new", "lesson", "Gates and floors", "--part", "Part two")
+    assert status == 0, err
+    assert out.strip() == "created lessons/05-gates-and-floors.md (lesson 5) and listed it in course.yaml"
+    added, removed = added_and_removed(before, config.read_text())
+    assert added == ["  - slug: gates-and-floors", "    part: Part two"] and removed == []
+    text = (mini_course / "lessons" / "05-gates-and-floors.md").read_text()
+    assert text.startswith('---\ntitle: "Gates and floors"\n')
+    assert "gates-and-floors.html" in build_site(mini_course).outputs
+
+
+def test_new_lesson_for_an_upcoming_unit_takes_its_place(mini_course, capsys):
+    status, out, _ = run_cli(capsys, "--root", mini_course, "new", "lesson", "Later, for real", "--slug", "later")
+    assert status == 0 and out.startswith("created lessons/04-later.md (lesson 4)")
+    config = (mini_course / "course.yaml").read_text()
+    assert "Still to come" not in config and "upcoming" not in config
+    assert "later.html" in build_site(mini_course).outputs
+
+
+def test_new_review_draws_its_questions_from_the_unit_before_it(mini_course, capsys):
+    status, out, err = run_cli(capsys, "--root", mini_course, "new", "review", "Review two")
+    assert status == 0, err
+    text = (mini_course / "reviews" / "05-review-two.md").read_text()
+    assert ":::: recall {lessons: [3]" in text and ":::: choice {lessons: [3]}" in text
+    assert "review-two.html" in build_site(mini_course).outputs
+
+
+def test_the_skeletons_pass_check_with_no_warnings(mini_course, capsys):
+    run_cli(capsys, "--root", mini_course, "new", "lesson", "A lesson")
+    run_cli(capsys, "--root", mini_course, "new", "review", "A review")
+    status, out, err = run_cli(capsys, "--root", mini_course, "check", "--strict")
+    assert status == 0, err
+    assert "88.72" in build_site(mini_course).outputs["a-lesson.html"].decode()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["lesson", "Second lesson", "--slug", "second"], "lessons/02-second.md:1: unit 'second' already has a source file"),
+    (["lesson", "!!!"], "course.yaml:1: cannot make a slug from '!!!'"),
+    (["lesson", "   "], "course.yaml:1: the new unit needs a title"),
+])
+def test_new_refuses_what_it_cannot_create(mini_course, capsys, args, message):
+    before = (mini_course / "course.yaml").read_text()
+    status, _, err = run_cli(capsys, "--root", mini_course, "new", *args)
+    assert status == 1 and err.startswith(message), err
+    assert (mini_course / "course.yaml").read_text() == before
+
+
+def test_a_review_with_nothing_before_it_is_refused(tmp_path, capsys):
+    (tmp_path / "course.yaml").write_text("title: Empty\nunits:\n  - slug: soon\n    title: Soon\n    upcoming: true\n")
+    status, _, err = run_cli(capsys, "--root", tmp_path, "new", "review", "Soon", "--slug", "soon")
+    assert status == 1 and "a review needs a lesson before it to draw its questions from" in err
+    assert not (tmp_path / "reviews").exists()
+
+
+@pytest.mark.parametrize("title, slug", [("Chunkwise KDA", "chunkwise-kda"), ("Café au lait, 2nd edition",
+                                          "cafe-au-lait-2nd-edition"), ("  Gated -- MLA!  ", "gated-mla")])
+def test_slugs_are_made_from_titles(title, slug):
+    assert slugify(title) == slug
