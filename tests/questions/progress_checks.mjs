@@ -1,0 +1,91 @@
+// Checks of the browser-side store and helpers, run by test_progress_store.py under Node:
+// `node progress_checks.mjs <check name>` exits 0 when the check holds.
+import assert from "node:assert/strict";
+import { pathToFileURL } from "node:url";
+
+const assets = new URL("../../templates/assets/", pathToFileURL(process.argv[1]));
+const progress = await import(new URL("progress.js", assets));
+const schedule = await import(new URL("review/schedule.js", assets));
+const choice = await import(new URL("review/choice.js", assets));
+const tally = await import(new URL("review/tally.js", assets));
+const fsrs = await import(new URL("vendor/ts-fsrs.js", assets));
+
+function memoryStorage(initial = {}) {
+  const items = { ...initial };
+  return { items, getItem: (k) => items[k] ?? null, setItem: (k, v) => { items[k] = String(v); }, removeItem: (k) => { delete items[k]; } };
+}
+
+const KEY = progress.storageKey("C");
+const checks = {
+  "a store saves answers and reads them back"() {
+    const storage = memoryStorage();
+    progress.openStore("C", storage).update("r/q", { text: "typed", score: "partly" });
+    assert.deepEqual(progress.openStore("C", storage).record("r/q"), { text: "typed", score: "partly" });
+  },
+  "corrupt or foreign storage starts afresh"() {
+    for (const bad of ["{oops", "[]", '{"format":"coursegen-progress","version":0}', '"text"']) {
+      const store = progress.openStore("C", memoryStorage({ [KEY]: bad }));
+      assert.deepEqual(store.data.questions, {});
+    }
+  },
+  "malformed fields are dropped and unsafe urls refused"() {
+    const clean = progress.sanitize({ format: "coursegen-progress", version: 1, visited: { a: true, b: "yes" },
+      questions: { "r/q": { score: "maybe", url: "javascript:alert(1)", text: 5, choice: -1, card: { due: "soon" } },
+        "r/ok": { score: "no", url: "kda.html#fade-erase-write", revealed: true } } }, "C");
+    assert.deepEqual(clean.visited, { a: true });
+    assert.deepEqual(clean.questions["r/q"], {});
+    assert.deepEqual(clean.questions["r/ok"], { score: "no", url: "kda.html#fade-erase-write", revealed: true });
+  },
+  "an import that is not a progress export changes nothing"() {
+    const store = progress.openStore("C", memoryStorage());
+    store.update("r/q", { score: "yes" });
+    assert.equal(store.importText('{"format":"other"}'), false);
+    assert.equal(store.importText("not json"), false);
+    assert.equal(store.record("r/q").score, "yes");
+  },
+  "an export imports back into an empty store"() {
+    const first = progress.openStore("C", memoryStorage());
+    first.update("r/q", { text: "answer", score: "no" });
+    const second = progress.openStore("C", memoryStorage());
+    assert.equal(second.importText(first.exportText()), true);
+    assert.deepEqual(second.data, first.data);
+  },
+  "questions are due once their date has passed, oldest first"() {
+    const store = progress.openStore("C", memoryStorage());
+    store.update("r/a", { url: "r.html#q-a", prompt: "A", card: { due: "2026-01-03T00:00:00.000Z" } });
+    store.update("r/b", { url: "r.html#q-b", prompt: "B", card: { due: "2026-01-02T00:00:00.000Z" } });
+    store.update("r/c", { url: "r.html#q-c", prompt: "C", card: { due: "2026-02-01T00:00:00.000Z" } });
+    assert.deepEqual(store.due(new Date("2026-01-05T00:00:00Z")).map((d) => d.prompt), ["B", "A"]);
+  },
+  "fsrs spaces a no, a partly and a yes one, two and three days out"() {
+    const scheduler = schedule.makeScheduler(fsrs);
+    const now = new Date("2026-01-01T00:00:00Z");
+    const days = ["no", "partly", "yes"].map((s) => (Date.parse(scheduler.next(null, s, now).due) - now) / 864e5);
+    assert.deepEqual(days, [1, 2, 3]);
+    const again = scheduler.next(scheduler.next(null, "yes", now), "yes", new Date("2026-01-04T00:00:00Z"));
+    assert.ok(Date.parse(again.due) - Date.parse("2026-01-04T00:00:00Z") > 3 * 864e5, "a second yes waits longer");
+  },
+  "the shuffle is a stable permutation that depends on the seed"() {
+    const items = ["a", "b", "c", "d", "e"];
+    const once = choice.stableShuffle(items, "seed-1:r/q");
+    assert.deepEqual(choice.stableShuffle(items, "seed-1:r/q"), once);
+    assert.deepEqual([...once].sort(), items);
+    const orders = new Set(["s1", "s2", "s3", "s4"].map((s) => choice.stableShuffle(items, s).join("")));
+    assert.ok(orders.size > 1);
+  },
+  "the tally counts per lesson and topic and names only no and partly for revisiting"() {
+    const q = (lessons, topic, revisit) => ({ dataset: { lessons, topic, revisit } });
+    const questions = [q("1 2", "gas", "a.html#x"), q("2", "", "b.html#y"), q("3", "gas", "")];
+    const scores = new Map([[questions[0], "partly"], [questions[1], "yes"]]);
+    const result = tally.count(questions, (item) => ({ score: scores.get(item) }));
+    assert.deepEqual(result.totals, { answered: 2, yes: 1, partly: 1, no: 0 });
+    assert.deepEqual([...result.rows.keys()], ["lesson:1", "lesson:2", "lesson:3", "topic:gas"]);
+    assert.deepEqual(result.rows.get("topic:gas"), { yes: 0, partly: 1, no: 0, open: 1 });
+    assert.deepEqual([...result.revisit.lessons], ["1", "2"]);
+    assert.deepEqual([...result.revisit.sections], ["a.html#x"]);
+  },
+};
+
+const name = process.argv[2];
+if (!(name in checks)) { console.log(JSON.stringify(Object.keys(checks))); process.exit(name ? 2 : 0); }
+checks[name]();
