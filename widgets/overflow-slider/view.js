@@ -12,7 +12,7 @@ function drawBars(group, result) {
   }
   result.log10.forEach((value, i) => {
     group.children[i].setAttribute("height", String(value));
-    group.children[i].setAttribute("class", result.finite[i] ? "is-finite" : "is-overflow");
+    group.children[i].setAttribute("class", result.finite[i] === "1" ? "is-finite" : "is-overflow");
   });
 }
 

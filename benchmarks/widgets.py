@@ -1,0 +1,173 @@
+"""Widget figures for the Sequence-axis lesson in headless Chromium, each beside a peer from the same run.
+
+Run from the repository root:  python benchmarks/widgets.py [--course DIR] [--page sequence-axis.html]
+                                                            [--peer kda.html] [--moves 200] [--no-live]
+
+It copies the course, builds it with Pyodide self-hosted (the npm package, or --pyodide DIR) and
+serves it on 127.0.0.1. Printed: bytes and requests before any interaction (raw and gzip -6, the
+way a static host would compress them), against a lesson without widgets; navigation → first
+contentful paint and → widgets mounted; slider input → verdict updated, p50/p95 over --moves
+moves, against a no-op input listener; then, with --live (default), the worker's runtime boot
+time and the time until the kernels are ready (or the stage that failed, as here, where the npm
+package has no numpy wheel). Targets from issue 4: no Pyodide bytes before interaction,
+HTML + CSS + JS under 60 KB compressed, first result under 100 ms, p95 under 16 ms.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+from helpers import copy_course, serving  # noqa: E402
+
+from coursegen.pipeline import build_site  # noqa: E402
+from coursegen.write import write_site  # noqa: E402
+
+PYODIDE_PATHS = ("/pyodide/", "/py/", "pyodide-worker")
+MOVES_JS = """async ({figure, moves}) => {
+  const root = document.querySelector(figure);
+  const slider = root.querySelector('input[type=range][name=g_min]');
+  const verdict = root.querySelector('[data-out=verdict]');
+  const peer = Object.assign(document.createElement('input'), {type: 'range', min: 0, max: 100});
+  peer.addEventListener('input', () => {});
+  document.body.append(peer);
+  const ours = [], noop = [];
+  for (let i = 0; i < moves; i++) {
+    const before = verdict.textContent;
+    slider.value = String(-1 - ((i * 7) % 19) * 0.5);
+    let start = performance.now();
+    slider.dispatchEvent(new Event('input', {bubbles: true}));
+    ours.push(performance.now() - start);
+    if (verdict.textContent === before) throw new Error('the verdict did not change');
+    start = performance.now();
+    peer.dispatchEvent(new Event('input', {bubbles: true}));
+    noop.push(performance.now() - start);
+  }
+  peer.remove();
+  return {ours, noop};
+}"""
+STATUS_JS = """figure => {
+  const root = document.querySelector(figure);
+  window.statusLog = [];
+  const status = root.querySelector('[data-live-status]');
+  new MutationObserver(() => window.statusLog.push([performance.now(), status.textContent]))
+    .observe(status, {childList: true, characterData: true, subtree: true});
+  root.querySelector('[data-live-run]').click();
+  return performance.now();
+}"""
+
+
+def build(course: Path, out: Path, pyodide: str) -> Path:
+    """Copy the course, make it self-host Pyodide from `pyodide`, build it into `out`."""
+    copy = copy_course(course, out / "course")
+    config = (copy / "course.yaml").read_text()
+    if "\npyodide:" not in config:
+        config += f"\npyodide:\n  source: local\n  path: {pyodide}\n"
+    (copy / "course.yaml").write_text(config)
+    write_site(build_site(copy).outputs, copy / "site")
+    return copy / "site"
+
+
+def percentile(values, share):
+    """Return the value below which `share` of the sorted values lie."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def load(context, url):
+    """Open `url`; return (page, [(url, raw bytes, gzip bytes)]) for everything it fetched."""
+    fetched = []
+    page = context.new_page()
+    page.on("response", lambda r: fetched.append((r.url, len(b := r.body()), len(gzip.compress(b, 6))))
+            if r.ok and r.request.method == "GET" else None)
+    page.goto(url, wait_until="networkidle")
+    return page, fetched
+
+
+def report_bytes(label, fetched):
+    raw, packed = sum(f[1] for f in fetched), sum(f[2] for f in fetched)
+    python = [f[0] for f in fetched if any(p in f[0] for p in PYODIDE_PATHS)]
+    print(f"  {label:<34} {len(fetched):3d} requests  {raw / 1024:7.1f} KB raw  {packed / 1024:6.1f} KB gzip"
+          f"  Pyodide files: {len(python)}")
+    for url, size, small in sorted(fetched, key=lambda f: -f[2])[:6]:
+        print(f"      {small / 1024:6.1f} KB gzip  {url.split('/', 3)[-1]}")
+    return packed
+
+
+def run(args):
+    from playwright.sync_api import sync_playwright
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
+        site = build(Path(args.course), Path(tmp), args.pyodide)
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        context = browser.new_context(service_workers="block")  # the offline worker precaches separately
+        with serving(site) as base:
+            print(f"page {args.page}, peer {args.peer} (no widgets)")
+            page, fetched = load(context, base + args.page)
+            ours = report_bytes(f"{args.page} before interaction", fetched)
+            peer = report_bytes(f"{args.peer}", load(context, base + args.peer)[1])
+            print(f"  ratio (gzip): {ours / peer:.2f}× the peer; target under 60 KB: {ours / 1024:.1f} KB")
+            timing(page)
+            moves(page, args.moves)
+            if args.live:
+                live(page)
+        browser.close()
+
+
+def timing(page):
+    paint = page.evaluate("() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1")
+    ready = page.evaluate("() => performance.getEntriesByName('coursegen:widgets-ready')[0]?.startTime ?? -1")
+    loaded = page.evaluate("() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd")
+    print(f"navigation → first contentful paint (baked results in the HTML): {paint:.1f} ms "
+          f"(target under 100 ms)")
+    print(f"navigation → widgets mounted: {ready:.1f} ms; peer: DOMContentLoaded {loaded:.1f} ms")
+
+
+def moves(page, count):
+    out = page.evaluate(MOVES_JS, {"figure": "#widget-overflow-slider", "moves": count})
+    ours, noop = out["ours"], out["noop"]
+    print(f"slider input → verdict updated over {count} moves: p50 {statistics.median(ours):.2f} ms, "
+          f"p95 {percentile(ours, .95):.2f} ms (target p95 under 16 ms)")
+    print(f"  peer, a no-op input listener: p50 {statistics.median(noop):.3f} ms, "
+          f"p95 {percentile(noop, .95):.3f} ms; ratio p95 {percentile(ours, .95) / max(percentile(noop, .95), 1e-3):.0f}×")
+
+
+def live(page):
+    clicked = page.evaluate(STATUS_JS, "#widget-overflow-slider")
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        log = page.evaluate("() => window.statusLog")
+        if log and (log[-1][1].startswith("Live") or "unavailable" in log[-1][1]):
+            break
+        time.sleep(0.25)
+    marks = {text.split(" (")[0]: at - clicked for at, text in log}
+    runtime = marks.get("Loading numpy and ml_dtypes")
+    print(f"live Python (local copy): runtime booted in the worker after "
+          f"{runtime / 1000:.2f} s" if runtime else "live Python: the runtime did not boot")
+    final_at, final = log[-1][0] - clicked, log[-1][1]
+    if final.startswith("Live result ready"):
+        print(f"  kernels ready and first live result after {final_at / 1000:.2f} s")
+    else:
+        print(f"  kernels not ready after {final_at / 1000:.2f} s: {final}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--course", default=str(REPO))
+    parser.add_argument("--pyodide", default=str(REPO / "node_modules" / "pyodide"))
+    parser.add_argument("--page", default="sequence-axis.html")
+    parser.add_argument("--peer", default="kda.html")
+    parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument("--no-live", dest="live", action="store_false")
+    run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()
