@@ -22,7 +22,9 @@ WHEEL_NAME = f"kernels-{KERNELS_VERSION}-py3-none-any.whl"
 CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 LOCAL_DIR = "pyodide/"
 LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
-RUNTIME_SUFFIXES = (".js", ".mjs", ".wasm", ".zip", ".whl", ".tar")  # besides pyodide-lock.json
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json")
+WIDGET_PACKAGES = ("numpy", "ml-dtypes")  # what the kernels import; their dependencies come along
 ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
 
 
@@ -87,10 +89,26 @@ def pyodide_site(root: Path, settings) -> PyodideSite:
             raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
                             "run 'npm ci' to fetch the pinned npm package, or set pyodide.path "
                             "to a Pyodide distribution")
-        files = {LOCAL_DIR + f.name: f for f in sorted(dist.iterdir())
-                 if f.is_file() and (f.suffix in RUNTIME_SUFFIXES or f.name == "pyodide-lock.json")}
+        wanted = RUNTIME_FILES + package_files(dist, WIDGET_PACKAGES)
+        files = {LOCAL_DIR + name: dist / name for name in wanted if (dist / name).is_file()}
         return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files)
     return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
+
+
+def package_files(dist: Path, names) -> tuple[str, ...]:
+    """Return the files of `names` and everything they depend on, per the distribution's lock file.
+
+    A full distribution holds hundreds of packages; the site needs only what the widgets import.
+    """
+    lock = dist / "pyodide-lock.json"
+    packages = json.loads(lock.read_text())["packages"] if lock.is_file() else {}
+    todo, seen = list(names), set()
+    while todo:
+        name = todo.pop()
+        if name in packages and name not in seen:
+            seen.add(name)
+            todo += packages[name].get("depends", [])
+    return tuple(sorted(packages[name]["file_name"] for name in seen))
 
 
 def cdn_integrity(dist: Path, settings) -> str:

@@ -98,11 +98,10 @@ def _config_line(root: Path, key: str) -> int:
 def check_widget_fences(state) -> None:
     """Validate every widget fence and store its parameters and baked states in `token.meta`."""
     env = state.env
-    context: WidgetContext = env["ctx"].extra["widgets"]
     for token in state.tokens:
         if token.type == "fence" and split_info(token.info)[0] == FENCE:
             line = token.map[0] + 1 if token.map else 1
-            token.meta["widget"] = parse_fence(token, context, env, line)
+            token.meta["widget"] = parse_fence(token, env["ctx"].extra["widgets"], env, line)
 
 
 def parse_fence(token, context: WidgetContext, env: dict, line: int) -> dict | None:

@@ -9,7 +9,7 @@ const FAILURE_TEXT = {
   runtime: "the Python runtime could not be loaded (you may be offline, or its server is blocked)",
   numpy: "numpy and ml_dtypes could not be loaded into Python",
   kernels: "the course's kernels could not be loaded into Python",
-  timeout: "loading Python took too long",
+  timeout: "Python took too long to answer",
   worker: "the background worker for Python could not start",
 };
 const STAGE_TIMEOUT_MS = 60000;
@@ -60,18 +60,21 @@ class LivePython extends EventTarget {
     });
   }
 
-  settle({ id, type, json, message }) {
+  settle({ id, type, json, message, stage = "run" }) {
     const job = this.pending.get(id);
     this.pending.delete(id);
     if (type === "result") job?.resolve(JSON.parse(json));
-    else job?.reject(Object.assign(new Error(message), { stage: "run" }));
+    else job?.reject(Object.assign(new Error(message), { stage }));
   }
 
   async run(source, params) {
     await this.boot();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      const timer = setTimeout(() => this.settle({ id, type: "error", message: "no answer", stage: "timeout" }),
+        STAGE_TIMEOUT_MS);
+      const done = (settle) => (value) => { clearTimeout(timer); settle(value); };
+      this.pending.set(id, { resolve: done(resolve), reject: done(reject) });
       this.worker.postMessage({ type: "run", id, source, params });
     });
   }

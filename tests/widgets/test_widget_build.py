@@ -1,7 +1,7 @@
 """What the build puts in the page and the site: baked results from the kernels, the wheel, Pyodide."""
 from __future__ import annotations
 
-import importlib.util
+import json
 import subprocess
 import sys
 import zipfile
@@ -144,3 +144,23 @@ def test_a_local_source_without_a_distribution_is_an_error(widget_course):
         build_site(widget_course)
     assert caught.value.problems[0].format().startswith(
         "course.yaml:3: pyodide source is 'local' but 'nowhere' holds no pyodide.mjs\n    hint: run 'npm ci'")
+
+
+def test_a_full_distribution_contributes_only_the_wheels_the_kernels_need(widget_course):
+    dist = widget_course / "dist"
+    dist.mkdir()
+    npm = REPO / "node_modules" / "pyodide"
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
+        (dist / name).symlink_to(npm / name)
+    packages = {"numpy": [], "ml-dtypes": ["numpy"], "scipy": ["numpy"]}
+    lock = {"packages": {name: {"file_name": f"{name}-1.0-wasm32.whl", "depends": deps}
+                         for name, deps in packages.items()}}
+    (dist / "pyodide-lock.json").write_text(json.dumps(lock))
+    for name in packages:
+        (dist / f"{name}-1.0-wasm32.whl").write_bytes(name.encode())
+    config = widget_course / "course.yaml"
+    config.write_text(config.read_text().replace("  source: local", "  source: local\n  path: dist"))
+    copied = sorted(p for p in build_site(widget_course).outputs if p.startswith("pyodide/"))
+    assert copied == ["pyodide/ml-dtypes-1.0-wasm32.whl", "pyodide/numpy-1.0-wasm32.whl",
+                      "pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
+                      "pyodide/pyodide.mjs", "pyodide/python_stdlib.zip"]
