@@ -22,7 +22,7 @@ WHEEL_NAME = f"kernels-{KERNELS_VERSION}-py3-none-any.whl"
 CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 LOCAL_DIR = "pyodide/"
 LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
-RUNTIME_FILES = ("pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json")
 WIDGET_PACKAGES = ("numpy", "ml-dtypes")  # what the kernels import; their dependencies come along
 ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
