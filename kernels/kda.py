@@ -13,8 +13,12 @@ Per token t, in this order:
     read             o_t = S^T (scale * q_t)                    scale defaults to d_k ** -0.5
 
 float64 inputs are computed in float64; float32, float16 and bfloat16 inputs
-in float32. Results come back in the inputs' dtype (float64 when they differ).
+in float32 (chunkwise forms its decay-weighted products in float64 when a
+chunk's decay is too steep for float32's exponent range). Results come back in
+the inputs' dtype (float64 when they differ). chunkwise keeps a few megabytes
+of scratch buffers per thread between calls.
 """
+import threading
 import time
 
 import ml_dtypes
@@ -24,6 +28,7 @@ from . import gates, overflow
 
 TILE = 16  # sub-chunk length used inside a chunk, as in the fast kernels
 _GROUP_TOKENS = 1024  # tokens whose chunks are prepared together (bounds the scratch memory)
+_G_FLOOR = 1000.0  # steeper steps are clamped here inside chunkwise
 _UNBOUNDED_MEAN = 5.0  # mean logit of the unbounded demo gate: ~5 nats per step
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16),
            np.dtype(ml_dtypes.bfloat16))
@@ -107,15 +112,11 @@ def _finish(o, s, lead, out_dtype):
             s.reshape(lead + s.shape[1:]).astype(out_dtype, copy=False))
 
 
-def _is_int(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _check_chunk(chunk_size):
-    """Return chunk_size as an int, or raise ValueError."""
-    if not _is_int(chunk_size) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
-    return int(chunk_size)
+def _positive_int(name, x):
+    """Return x as an int if it is an integer >= 1, else raise ValueError naming it."""
+    if not isinstance(x, (int, np.integer)) or isinstance(x, (bool, np.bool_)) or x < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {x!r}")
+    return int(x)
 
 
 def _recurrent_core(q, k, v, g, beta, scale, s):
@@ -139,17 +140,31 @@ def recurrent(q, k, v, g, beta, *, scale=None, initial_state=None):
 class _Scratch:
     """Named buffers reused from one group of chunks to the next (first-touching memory is slow).
 
-    Calling it with (name, shape) returns a view of at least that many elements.
+    Calling it with (name, shape[, dtype]) returns an array of that shape.
     """
 
     def __init__(self, dtype):
-        self.dtype, self.bufs = dtype, {}
+        self.dtype, self.bufs = np.dtype(dtype), {}
 
-    def __call__(self, name, shape):
-        size = int(np.prod(shape))
-        if name not in self.bufs or self.bufs[name].size < size:
-            self.bufs[name] = np.empty(size, self.dtype)
-        return self.bufs[name][:size].reshape(shape)
+    def __call__(self, name, shape, dtype=None):
+        key, size = (name, np.dtype(dtype or self.dtype)), int(np.prod(shape))
+        if key not in self.bufs or self.bufs[key].size < size:
+            self.bufs[key] = np.empty(size, key[1])
+        return self.bufs[key][:size].reshape(shape)
+
+
+_WORKSPACES = threading.local()
+
+
+def _workspace(dtype):
+    """Return this thread's _Scratch for dtype, kept between calls so its pages are touched only once."""
+    spaces = _WORKSPACES.__dict__.setdefault("by_dtype", {})
+    return spaces.setdefault(np.dtype(dtype), _Scratch(dtype))
+
+
+def release_workspace():
+    """Return None after dropping this thread's chunkwise scratch buffers."""
+    _WORKSPACES.__dict__.pop("by_dtype", None)
 
 
 def _blocks(x, n, c, cp):
@@ -214,12 +229,15 @@ def _chunkwise_core(q, k, v, g, beta, scale, s, c, keep_states=False):
     The last is (B, n_chunks, d_k, d_v) when keep_states is set, else None.
     """
     nb, t, d_k = q.shape
+    c = min(c, t)  # a chunk longer than the sequence is the whole sequence
+    if g.min() < -_G_FLOOR:  # e^-1000 is already 0 in float64: clamping keeps Gamma finite, changes nothing
+        g = np.maximum(g, -_G_FLOOR)
     n, tile = -(-t // c), min(TILE, c)
     cp = tile * 2 ** int(np.ceil(np.log2(-(-c // tile))))  # whole tiles, a power of two of them
     blocks = [_blocks(x, n, c, cp) for x in (q, k, v, g, beta[..., None])]
     o = np.empty((n * nb, cp, v.shape[-1]), s.dtype)
     states = np.empty((n, nb) + s.shape[1:], s.dtype) if keep_states else None
-    scratch, step = _Scratch(s.dtype), max(1, _GROUP_TOKENS // (cp * nb))
+    scratch, step = _workspace(s.dtype), max(1, _GROUP_TOKENS // (cp * nb))
     for lo in range(0, n, step):
         rows = slice(lo * nb, min(lo + step, n) * nb)
         w, u, q0, attn, k_end, fade = _chunk_parts(*(x[rows] for x in blocks), scale, tile, scratch)
@@ -251,7 +269,7 @@ def chunkwise(q, k, v, g, beta, *, scale=None, initial_state=None, chunk_size=64
     T need not be a multiple of chunk_size: the tail is padded with tokens that
     neither fade nor write.
     """
-    c = _check_chunk(chunk_size)
+    c = _positive_int("chunk_size", chunk_size)
     inputs, s0, lead, out_dtype = _prepare(q, k, v, g, beta, scale, initial_state)
     o, s, _ = _chunkwise_core(*inputs, s0, c)
     return _finish(o, s, lead, out_dtype)
@@ -281,9 +299,7 @@ def demo(T, chunk_size, gate, g_min, seed, d_k=16, d_v=16):
     the state handed to the next chunk). No I/O; the two timings come from
     time.perf_counter and so vary from run to run.
     """
-    if not _is_int(T) or T < 1:
-        raise ValueError(f"T must be an integer >= 1; got {T!r}")
-    T, c = int(T), _check_chunk(chunk_size)
+    T, c = _positive_int("T", T), _positive_int("chunk_size", chunk_size)
     q, k, v, g, beta = _demo_inputs(T, gate, g_min, seed, d_k, d_v)
     start = time.perf_counter()
     o_rec, _ = recurrent(q, k, v, g, beta)

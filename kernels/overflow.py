@@ -280,26 +280,29 @@ def decay_gram(a, b, gam, tile=16, scratch=None):
         M[h, :, i, j] = sum_c a[h][:, i, c] b[:, j, c] exp(gam[:, i, c] - gam[:, j, c])
     for j <= i: the Gamma-scaled a times the 1/Gamma-scaled b. Only that lower
     triangle is written. When the chunk's whole decay fits the dtype, one
-    mid-chunk reference serves every pair; otherwise see _fill_gram. scratch,
-    if given, is a callable (name, shape) -> array used for the big buffers.
+    mid-chunk reference serves every pair (if it fits only float64's range, the
+    products are formed in float64 and rounded back); otherwise see _fill_gram.
+    scratch, if given, is a callable (name, shape, dtype) -> array for the big
+    buffers. Results have gam's dtype.
     """
-    scratch = scratch or (lambda name, shape: np.empty(shape, gam.dtype))
+    scratch = scratch or (lambda name, shape, dtype: np.empty(shape, dtype))
     m, c, _ = gam.shape
-    mid = gam[:, c // 2, None]
-    with np.errstate(over="ignore", invalid="ignore"):  # only the unused upper triangle can blow up
-        if _span(gam) > _limit(gam.dtype):
-            gram = scratch("gram", (len(a), m, c, c))
+    span, dtype = _span(gam), gam.dtype
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # the unused upper triangle may blow up
+        if span > _limit(np.float64):
+            gram = scratch("gram", (len(a), m, c, c), dtype)
             _fill_gram(gram, np.stack(a), b, gam, tile)
             return gram, np.exp(gam), np.exp(gam[:, -1:] - gam)
-        e = scratch("e", gam.shape)
-        np.exp(np.subtract(gam, mid, out=e), out=e)
-        scaled = scratch("scaled", (len(a),) + gam.shape)
+        work = dtype if span <= _limit(dtype) else np.dtype(np.float64)
+        mid = gam[:, c // 2, None].astype(work)
+        e = np.exp(np.subtract(gam, mid, out=scratch("e", gam.shape, work)), out=scratch("e", gam.shape, work))
+        scaled = scratch("scaled", (len(a),) + gam.shape, work)
         for h, x in enumerate(a):
             np.multiply(x, e, out=scaled[h])
-        keys = np.divide(b, e, out=scratch("keys", gam.shape)).swapaxes(-1, -2)
-        gram = scratch("gram", (len(a), m, c, c))
+        keys = np.divide(b, e, out=scratch("keys", gam.shape, work)).swapaxes(-1, -2)
+        gram = scratch("gram", (len(a), m, c, c), dtype)
         for lo in range(0, c, tile):  # one row of tiles at a time: blocks above the diagonal are skipped
             hi = lo + tile
             np.matmul(scaled[:, :, lo:hi], keys[..., :hi], out=gram[:, :, lo:hi, :hi])
-        from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gam.shape))
-        return gram, from_start, np.divide(np.exp(gam[:, -1:] - mid), e, out=e)
+        from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gam.shape, dtype))
+        return gram, from_start, np.divide(np.exp(gam[:, -1:] - mid), e, out=scratch("to_end", gam.shape, dtype))

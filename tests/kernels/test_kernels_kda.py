@@ -82,15 +82,26 @@ def test_chunkwise_equals_recurrent(T, chunk, d_k, d_v, g_lo, width, with_state,
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 16, 40, 64, 100])
-@pytest.mark.parametrize("g_lo", [-0.01, -5.0, -60.0])
+@pytest.mark.parametrize("g_lo", [-0.01, -5.0, -30.0, -60.0])
 def test_chunkwise_fixed_grid(chunk, g_lo):
-    # -60 per step forces the tiled and log-space paths even in float64
+    # -30 and -60 per step force the halving path (leaves factorised, or in log space) in float64
     rng = np.random.default_rng(chunk)
     q, k, v, g, beta = make_inputs(rng, 130, 6, 4, g_lo, g_lo / 10)
     s0 = rng.standard_normal((6, 4))
     o_r, s_r = kda.recurrent(q, k, v, g, beta, initial_state=s0)
     o_c, s_c = kda.chunkwise(q, k, v, g, beta, initial_state=s0, chunk_size=chunk)
     assert rel_err(o_c, o_r) < 1e-12 and rel_err(s_c, s_r) < 1e-12
+
+
+def test_extreme_decay_and_long_chunks():
+    rng = np.random.default_rng(9)
+    q, k, v, g, beta = make_inputs(rng, 40, 3, 2)
+    g[5, 0], g[20] = -1e300, -1e5  # wipes channel 0 at token 5 and everything at token 20
+    o_r, s_r = kda.recurrent(q, k, v, g, beta)
+    for chunk in (8, 64, 10_000):
+        o_c, s_c = kda.chunkwise(q, k, v, g, beta, chunk_size=chunk)
+        assert np.all(np.isfinite(o_c))
+        assert rel_err(o_c, o_r) < 1e-12 and rel_err(s_c, s_r) < 1e-12
 
 
 def test_leading_axes_broadcast():
@@ -216,3 +227,24 @@ def test_bad_demo_arguments():
         kda.demo(0, 4, "bounded", -5.0, 0)
     with pytest.raises(ValueError, match="g_min must be a finite negative number"):
         kda.demo(10, 4, "bounded", 1.0, 0)
+
+
+def test_integer_and_mixed_inputs_promote():
+    rng = np.random.default_rng(12)
+    q, k, v, g, beta = make_inputs(rng, 12, 2, 2)
+    q_int, beta_int = np.round(3 * q).astype(int), (beta > 0.5).astype(int)
+    o, s = kda.chunkwise(q_int, k, v, g, beta_int, chunk_size=4)
+    o_ref, s_ref = plain_kda(q_int.astype(float), k, v, g, beta_int.astype(float))
+    assert o.dtype == np.float64 and rel_err(o, o_ref) < 1e-13
+    o32, _ = kda.recurrent(q.astype(np.float32), k, v, g, beta)  # mixed: float64 wins
+    assert o32.dtype == np.float64
+
+
+def test_workspace_reuse_and_release():
+    rng = np.random.default_rng(13)
+    small, big = make_inputs(rng, 20, 3, 2), make_inputs(rng, 300, 5, 4)
+    first = kda.chunkwise(*big, chunk_size=16)[0]
+    kda.chunkwise(*small, chunk_size=4)  # reuses (and must not disturb) the buffers
+    assert np.array_equal(kda.chunkwise(*big, chunk_size=16)[0], first)
+    kda.release_workspace()
+    assert np.array_equal(kda.chunkwise(*big, chunk_size=16)[0], first)
