@@ -176,7 +176,11 @@ def _param(name: str, kind: str, good: dict, line: int, shown: str, problems: Pr
         noun = "integers" if kind == "int" else "numbers"
         problems.error(shown, line, f"parameter '{name}' is {kind}, so its min, max and step must be {noun}")
         return None
-    param = Param(name, kind, good["default"], good["label"], good.get("unit", ""), good.get("help", ""),
+    default = good["default"]
+    if kind == "float":  # one type per parameter, whatever YAML made of the numbers
+        numbers = {k: float(v) for k, v in numbers.items()}
+        default = float(default) if isinstance(default, int) and not isinstance(default, bool) else default
+    param = Param(name, kind, default, good["label"], good.get("unit", ""), good.get("help", ""),
                   choices=tuple(good.get("choices", ())), **numbers)
     problem = _param_problem(param)
     if problem:
