@@ -46,7 +46,7 @@ def render_calc(token, env: dict, line: int) -> str:
     try:
         expression, text = compute(token.content, env["ctx"].extra["calc"]["names"]())
     except CalcError as err:
-        env["problems"].error(env["path"], line, err.message, err.hint)
+        env["problems"].error(env["path"], line, err.message, err.hint, col=token.meta.get("col", 0))
         return f'<code class="calc-error">{escapeHtml(token.content)}</code>'
     return f'<span class="calc" data-calc="{escapeHtml(expression)}">{escapeHtml(text)}</span>'
 

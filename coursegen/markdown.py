@@ -176,8 +176,8 @@ def register_role(md: MarkdownIt, name: str, handler) -> None:
 
 
 def _run_roles(state) -> None:
-    """Evaluate every inline role once, with the line it sits on, storing its HTML in `token.meta`."""
-    handlers = state.md.role_handlers
+    """Evaluate every inline role once, with its line (and column in `token.meta`), storing its HTML."""
+    handlers, lines = state.md.role_handlers, state.src.split("\n")
     for block in state.tokens:
         cursor = 0
         for token in block.children or ():
@@ -186,13 +186,26 @@ def _run_roles(state) -> None:
             name = token.meta.get("name", "")
             found = block.content.find("{" + name + "}", cursor)
             cursor = max(found, 0) + 1
-            line = (block.map[0] + 1 if block.map else 1) + block.content[: max(found, 0)].count("\n")
+            before = block.content[: max(found, 0)]
+            line = (block.map[0] + 1 if block.map else 1) + before.count("\n")
+            nth = before[before.rfind("\n") + 1:].count("{" + name + "}")  # roles of this name earlier on the line
+            token.meta["col"] = _column(lines[line - 1] if line <= len(lines) else "", "{" + name + "}", nth)
             if name in handlers:
                 token.meta["html"] = handlers[name](token, state.env, line)
             else:
                 state.env["problems"].error(state.env["path"], line, f"unknown role '{{{name}}}'",
-                                            choices_hint(name, handlers, "roles"))
+                                            choices_hint(name, handlers, "roles"), col=token.meta["col"])
                 token.meta["html"] = f"<code>{escapeHtml(token.content)}</code>"
+
+
+def _column(text: str, needle: str, nth: int) -> int:
+    """Return the 1-based column of the nth (0-based) `needle` in a source line, or 0 if absent."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.find(needle, at + 1)
+        if at < 0:
+            return 0
+    return at + 1
 
 
 def register_block(md: MarkdownIt, name: str, render) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import blocks, calc, hosting, offline, questions, search, widgets
+from . import blocks, calc, checks, hosting, offline, questions, search, widgets
 from .assets import Assets
 from .config import load_config
 from .errors import ContentError, Problem, Problems
@@ -25,7 +25,7 @@ from .markdown import ParseContext
 from .render import RenderOptions, render_site
 from .sources import load_sources
 
-EXTENSIONS = (blocks, calc, questions, search, hosting, widgets, offline)  # offline last: it precaches the others' files
+EXTENSIONS = (blocks, calc, checks, questions, search, hosting, widgets, offline)  # offline last: it precaches the others' files
 
 
 @dataclass(frozen=True)

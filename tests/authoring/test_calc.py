@@ -117,7 +117,7 @@ def test_a_wrong_stated_number_fails_the_build_at_its_line(mini_course):
     with pytest.raises(ContentError) as caught:
         build_site(mini_course)
     assert caught.value.problems[0].format().startswith(
-        "lessons/02-second.md:13: {calc} 'overflow.largest_safe_tile(-5)' gives 17, but the text states 18")
+        "lessons/02-second.md:13:6: {calc} 'overflow.largest_safe_tile(-5)' gives 17, but the text states 18")
 
 
 def test_an_edited_kernel_is_reloaded_by_the_next_build(mini_course):
@@ -144,5 +144,16 @@ def test_an_unknown_role_is_an_error_listing_the_known_ones(mini_course):
     with pytest.raises(ContentError) as caught:
         build_site(mini_course)
     problem = caught.value.problems[0]
-    assert problem.format().startswith("lessons/02-second.md:12: unknown role '{calcc}'")
+    assert problem.format().startswith("lessons/02-second.md:12:3: unknown role '{calcc}'")
     assert "did you mean 'calc'?" in problem.hint
+
+
+def test_kernels_that_do_not_import_are_reported_at_the_role(mini_course):
+    sizes = mini_course / "kernels" / "sizes.py"
+    sizes.write_text("def broken(:\n" + sizes.read_text())
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "Tile {calc}`kda.TILE`."))
+    with pytest.raises(ContentError) as caught:
+        build_site(mini_course)
+    assert caught.value.problems[0].format().startswith(
+        "lessons/02-second.md:12:6: kernels/ cannot be imported: SyntaxError: invalid syntax (sizes.py, line 1)")
