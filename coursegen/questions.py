@@ -15,7 +15,7 @@ from .errors import choices_hint
 from .markdown import parse_attrs, register_block, split_info
 from .model import Link
 from .question_checks import check_structure
-from .question_blocks import render_generated, render_part, render_question, reshape_question
+from .question_blocks import closing, render_generated, render_part, render_question, reshape_question
 
 KINDS = ("recall", "explain", "choice", "excerpt")
 PARTS = ("answer", "explanation")
@@ -88,7 +88,7 @@ def collect_questions(state) -> None:
         token = tokens[index]
         name = token.type[len("container_"):-len("_open")] if token.type.startswith("container_") else ""
         if token.nesting == 1 and name in KINDS:
-            close = _matching_close(tokens, index)
+            close = closing(tokens, index)
             question = _question(token, tokens[index + 1:close], name, env)
             if question is not None and not check_structure(tokens, index, close, name, env):
                 question = None
@@ -96,7 +96,7 @@ def collect_questions(state) -> None:
                 env["questions"].append(question)
                 token.meta["question"] = question
                 reshape_question(tokens, index, close, question, env)
-            index = _matching_close(tokens, index) + 1
+            index = closing(tokens, index) + 1
             continue
         if token.nesting == 1 and name in PARTS:
             _error(env, token, f"'::: {name}' belongs inside a question block",
@@ -105,16 +105,6 @@ def collect_questions(state) -> None:
             _error(env, token, f"'::: {name}' is generated from course.yaml and takes no content",
                    f"leave the block empty: a line '::: {name}' and a line ':::'")
         index += 1
-
-
-def _matching_close(tokens, index: int) -> int:
-    """Return the index of the close token that ends the container opened at `index`."""
-    opener = tokens[index]
-    wanted = opener.type.replace("_open", "_close")
-    for later in range(index + 1, len(tokens)):
-        if tokens[later].type == wanted and tokens[later].level == opener.level:
-            return later
-    return len(tokens) - 1
 
 
 def _line(token) -> int:
