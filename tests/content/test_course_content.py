@@ -143,3 +143,24 @@ def test_lesson_three_embeds_both_widgets_with_k3s_constants(site):
     slider = re.search(r'<figure[^>]*data-widget="overflow-slider"[^>]*data-params="([^"]*)"', page)
     assert slider and "&#34;g_min&#34;:-5" in slider.group(1) and "&#34;tile&#34;:16" in slider.group(1)
     assert 'data-widget="kda-chunkwise"' in page
+
+
+def test_the_python_sketch_in_lesson_two_matches_the_kernel():
+    import numpy as np
+    from kernels import kda
+
+    source = (REPO / "lessons" / "02-kda.md").read_text()
+    code = re.search(r"```python\n(.*?)```", source, re.S).group(1)
+    names: dict = {}
+    exec(compile(code, "lessons/02-kda.md", "exec"), names)  # noqa: S102 - our own lesson's code
+    rng = np.random.default_rng(7)
+    T, d_k, d_v = 12, 4, 3
+    q, k = rng.standard_normal((T, d_k)), rng.standard_normal((T, d_k)) / 2
+    v, g, beta = rng.standard_normal((T, d_v)), -rng.random((T, d_k)), rng.random(T)
+    S, reads = np.zeros((d_k, d_v)), []
+    for t in range(T):
+        S, o = names["kda_step"](S, q[t], k[t], v[t], np.exp(g[t]), beta[t])
+        reads.append(o)
+    expected, final = kda.recurrent(q, k, v, g, beta, scale=1.0)
+    np.testing.assert_allclose(np.array(reads), expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(S, final, rtol=1e-12, atol=1e-12)
