@@ -237,20 +237,15 @@ def _put_diagonal(out, blocks, size):
 
 
 def _fill_gram(out, a, b, gam, tile):
-    """decay_gram's M when one reference point cannot serve the whole chunk; a is (s, m, C, d).
+    """decay_gram's M when even one tile's decay is too steep to factorise; a is (s, m, C, d).
 
-    C is tile * 2**k. Halve the chunk until each block's decay fits the dtype
-    (but not below one tile). Above that size, each block's lower-left quarter
-    measures queries and keys from the last key row, so every factor is <= 1;
-    the blocks themselves use a mid-block reference, or log space when even a
-    single tile is too steep.
+    C is tile * 2**k. The chunk is halved again and again: the lower-left
+    quarter of each block measures queries and keys from the last key row of its
+    upper half, so every factor is <= 1. The diagonal tiles are summed in log space.
     """
     s, m, c, d = a.shape
-    leaf = c
-    while leaf > tile and _span(gam.reshape(m, c // leaf, leaf, d)) > _limit(gam.dtype):
-        leaf //= 2
     half = c // 2
-    while half >= leaf:
+    while half >= tile:
         n = c // (2 * half)
         g = gam.reshape(m, n, 2, half, d)
         ref = g[:, :, 0, -1:]  # log-decay at the last row of each upper half
@@ -260,15 +255,56 @@ def _fill_gram(out, a, b, gam, tile):
         out.reshape(s, m, n, 2, half, n, 2, half)[:, :, idx, 1, :, idx, 0, :] = \
             (rows @ cols.swapaxes(-1, -2)).transpose(2, 0, 1, 3, 4)
         half //= 2
-    n = c // leaf
-    g, al, bl = gam.reshape(m, n, leaf, d), a.reshape(s, m, n, leaf, d), b.reshape(m, n, leaf, d)
-    if _span(g) <= _limit(gam.dtype):
-        e = np.exp(g - g[:, :, leaf // 2, None])
-        return _put_diagonal(out, (al * e) @ (bl / e).swapaxes(-1, -2), leaf)
+    n = c // tile
+    g, al, bl = gam.reshape(m, n, tile, d), a.reshape(s, m, n, tile, d), b.reshape(m, n, tile, d)
     diff = g[:, :, :, None, :] - g[:, :, None, :, :]
-    lower = np.tril(np.ones((leaf, leaf), dtype=bool))[..., None]
+    lower = np.tril(np.ones((tile, tile), dtype=bool))[..., None]
     decay = np.exp(np.where(lower, diff, -np.inf))
-    _put_diagonal(out, np.einsum("smnic,mnjc,mnijc->smnij", al, bl, decay), leaf)
+    _put_diagonal(out, np.einsum("smnic,mnjc,mnijc->smnij", al, bl, decay), tile)
+
+
+def _one_reference(a, b, gam, tile, scratch, work):
+    """decay_gram with one mid-chunk reference for every pair, the products formed in dtype work."""
+    m, c, _ = gam.shape
+    dtype = gam.dtype
+    mid = gam[:, c // 2, None].astype(work)
+    e = scratch("e", gam.shape, work)
+    np.exp(np.subtract(gam, mid, out=e), out=e)
+    scaled = scratch("scaled", (len(a),) + gam.shape, work)
+    for h, x in enumerate(a):
+        np.multiply(x, e, out=scaled[h])
+    keys = np.divide(b, e, out=scratch("keys", gam.shape, work)).swapaxes(-1, -2)
+    gram = scratch("gram", (len(a), m, c, c), dtype)
+    for lo in range(0, c, tile):  # one row of tiles at a time: blocks above the diagonal are skipped
+        hi = lo + tile
+        np.matmul(scaled[:, :, lo:hi], keys[..., :hi], out=gram[:, :, lo:hi, :hi])
+    from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gam.shape, dtype))
+    return gram, from_start, np.divide(np.exp(gam[:, -1:] - mid), e, out=scratch("to_end", gam.shape, dtype))
+
+
+def _tile_references(a, b, gam, tile, scratch):
+    """decay_gram measuring each row of tiles from the middle of its own query tile.
+
+    Keys before that tile get factors <= 1, keys inside it at most e^(span/2).
+    """
+    m, c, d = gam.shape
+    gt = gam.reshape(m, c // tile, tile, d)
+    mid = gt[:, :, tile // 2, None]
+    e = scratch("e", gt.shape)
+    np.exp(np.subtract(gt, mid, out=e), out=e)
+    scaled = scratch("scaled", (len(a), m, c, d))
+    for h, x in enumerate(a):
+        np.multiply(x, e.reshape(m, c, d), out=scaled[h])
+    gram, keys = scratch("gram", (len(a), m, c, c)), scratch("keys", gam.shape)
+    for p, lo in enumerate(range(0, c, tile)):
+        hi = lo + tile
+        kp = keys[:, :hi]
+        np.exp(np.subtract(mid[:, p], gam[:, :hi], out=kp), out=kp)
+        np.matmul(scaled[:, :, lo:hi], np.multiply(b[:, :hi], kp, out=kp).swapaxes(-1, -2),
+                  out=gram[:, :, lo:hi, :hi])
+    from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gt.shape)).reshape(m, c, d)
+    to_end = np.divide(np.exp(gam[:, -1:, None] - mid), e, out=scratch("to_end", gt.shape)).reshape(m, c, d)
+    return gram, from_start, to_end
 
 
 def decay_gram(a, b, gam, tile=16, scratch=None):
@@ -279,30 +315,22 @@ def decay_gram(a, b, gam, tile=16, scratch=None):
     along C). M has shape (s, m, C, C) with
         M[h, :, i, j] = sum_c a[h][:, i, c] b[:, j, c] exp(gam[:, i, c] - gam[:, j, c])
     for j <= i: the Gamma-scaled a times the 1/Gamma-scaled b. Only that lower
-    triangle is written. When the chunk's whole decay fits the dtype, one
-    mid-chunk reference serves every pair (if it fits only float64's range, the
-    products are formed in float64 and rounded back); otherwise see _fill_gram.
-    scratch, if given, is a callable (name, shape, dtype) -> array for the big
-    buffers. Results have gam's dtype.
+    triangle is written. The first of these that fits the dtype's exponent range
+    is used: one mid-chunk reference; one reference per tile of queries; one
+    mid-chunk reference in float64 (rounded back); halving (_fill_gram).
+    scratch, if given, is a callable (name, shape, dtype=None) -> array for the
+    big buffers. Results have gam's dtype.
     """
-    scratch = scratch or (lambda name, shape, dtype: np.empty(shape, dtype))
-    m, c, _ = gam.shape
+    scratch = scratch or (lambda name, shape, dtype=None: np.empty(shape, dtype or gam.dtype))
+    m, c, d = gam.shape
     span, dtype = _span(gam), gam.dtype
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # the unused upper triangle may blow up
-        if span > _limit(np.float64):
-            gram = scratch("gram", (len(a), m, c, c), dtype)
-            _fill_gram(gram, np.stack(a), b, gam, tile)
-            return gram, np.exp(gam), np.exp(gam[:, -1:] - gam)
-        work = dtype if span <= _limit(dtype) else np.dtype(np.float64)
-        mid = gam[:, c // 2, None].astype(work)
-        e = np.exp(np.subtract(gam, mid, out=scratch("e", gam.shape, work)), out=scratch("e", gam.shape, work))
-        scaled = scratch("scaled", (len(a),) + gam.shape, work)
-        for h, x in enumerate(a):
-            np.multiply(x, e, out=scaled[h])
-        keys = np.divide(b, e, out=scratch("keys", gam.shape, work)).swapaxes(-1, -2)
-        gram = scratch("gram", (len(a), m, c, c), dtype)
-        for lo in range(0, c, tile):  # one row of tiles at a time: blocks above the diagonal are skipped
-            hi = lo + tile
-            np.matmul(scaled[:, :, lo:hi], keys[..., :hi], out=gram[:, :, lo:hi, :hi])
-        from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gam.shape, dtype))
-        return gram, from_start, np.divide(np.exp(gam[:, -1:] - mid), e, out=scratch("to_end", gam.shape, dtype))
+        if span <= _limit(dtype):
+            return _one_reference(a, b, gam, tile, scratch, dtype)
+        if _span(gam.reshape(m, c // tile, tile, d)) <= _limit(dtype):
+            return _tile_references(a, b, gam, tile, scratch)
+        if span <= _limit(np.float64):
+            return _one_reference(a, b, gam, tile, scratch, np.dtype(np.float64))
+        gram = scratch("gram", (len(a), m, c, c))
+        _fill_gram(gram, np.stack(a), b, gam, tile)
+        return gram, np.exp(gam), np.exp(gam[:, -1:] - gam)
