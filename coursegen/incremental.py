@@ -61,7 +61,7 @@ class BuildCache:
         self.parallel = parallel
         self.md = None
         self.env = None
-        self.pages: dict[str, tuple[str, object, list[Problem]]] = {}  # path → (parse key, Page, problems)
+        self.pages: dict[str, tuple] = {}  # path → (parse key, Page, problems, short hash of the key)
         self.rendered: dict[str, tuple[str, bytes]] = {}  # slug → (render key, bytes with markers)
         self.parsed: list[str] = []  # paths parsed by the last build
         self.rerendered: list[str] = []  # slugs rendered by the last build
@@ -87,23 +87,23 @@ class BuildCache:
                         "calc": tree_signature(root / "kernels"),
                         "widgets": tree_signature(root / "kernels", root / "widgets", root / "templates")}
         keys = {s.path: self.parse_key(s) for s in sources}
-        todo = [s for s in sources if self.pages.get(s.path, ("",))[0] != keys[s.path]]
+        todo = [s for s in sources if self.pages.get(s.path, ((),))[0] != keys[s.path]]
         for source, (page, items) in zip(todo, parse_many(md, todo, ctx, self.parallel)):
-            self.pages[source.path] = (keys[source.path], page, items)
+            self.pages[source.path] = (keys[source.path], page, items, digest(keys[source.path]))
         self.pages = {s.path: self.pages[s.path] for s in sources}
         self.parsed = [s.path for s in todo]
         for source in sources:
             problems.items.extend(self.pages[source.path][2])
         return [self.pages[s.path][1] for s in sources]
 
-    def parse_key(self, source: Source) -> str:
+    def parse_key(self, source: Source) -> tuple:
         """Return the key that changes whenever re-parsing `source` could give a different Page."""
         uses = [self._shared["all"]]
         if CALC_USE.search(source.text):
             uses.append(self._shared["calc"])
         if WIDGET_USE.search(source.text):
             uses.append(self._shared["widgets"])
-        return digest(source.path, source.kind, source.slug, source.text, *uses)
+        return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
 
     def start_render(self, course, root: Path, common: dict) -> None:
         """Compute what every page of this build shares: course outline, config, templates."""
@@ -116,7 +116,7 @@ class BuildCache:
     def render_unit(self, env, unit, course, common: dict) -> bytes:
         """Return one unit page, re-rendering it only when its render key changed."""
         prev, next_ = course.neighbours(unit.slug)
-        key = digest(self.pages[unit.page.source.path][0], _unit_fields(unit), _unit_fields(prev),
+        key = digest(self.pages[unit.page.source.path][3], _unit_fields(unit), _unit_fields(prev),
                      _unit_fields(next_), self._shared["render"])
         cached = self.rendered.get(unit.slug)
         if cached is None or cached[0] != key:

@@ -119,6 +119,7 @@ class LiveServer:
         self.outputs: dict[str, bytes] | None = None
         self.channel = livereload.Channel()
         self.stopping = threading.Event()
+        self.watching = threading.Event()  # set once every watch is in place
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         handler = type("BoundLiveHandler", (LiveHandler,), {"channel": self.channel})
         self.server = make_server(self.site, port, handler)
@@ -164,6 +165,7 @@ class LiveServer:
         self._thread(self.server.serve_forever)
         if watch:
             self._thread(self._watch)
+            self.watching.wait(timeout=10)
         return self
 
     def _thread(self, target) -> None:
@@ -172,7 +174,7 @@ class LiveServer:
         self.threads.append(thread)
 
     def _watch(self) -> None:
-        for changed in watch_changes(self.root, self.stopping):
+        for changed in watch_changes(self.root, self.stopping, self.watching):
             self.rebuild(changed)
 
     def stop(self) -> None:

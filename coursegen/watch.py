@@ -31,11 +31,16 @@ def _stamp(file: Path) -> tuple:
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
-def watch_changes(root: Path, stop: threading.Event) -> Iterator[list[str]]:
-    """Yield the sorted course-relative paths of each batch of changes until `stop` is set."""
+def watch_changes(root: Path, stop: threading.Event, ready: threading.Event | None = None) -> Iterator[list[str]]:
+    """Yield the sorted course-relative paths of each batch of changes until `stop` is set.
+
+    `ready` is set once the watches are in place (the first pass), so no early save is missed.
+    """
     config, stamp = root / CONFIG_NAME, _stamp(root / CONFIG_NAME)
     for changes in watchfiles.watch(*watched_folders(root), stop_event=stop, step=STEP_MS,
                                     rust_timeout=TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
+        if ready is not None:
+            ready.set()
         paths = {_relative(root, path) for _, path in changes}
         if _stamp(config) != stamp:
             stamp = _stamp(config)

@@ -77,7 +77,7 @@ def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live, mini_c
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflw.BF16_MAX_LOG`."))
     broken = events.next_after(first["serial"])
     assert broken["type"] == "error"
-    assert broken["problems"][0].startswith("lessons/02-second.md:12: unknown name 'overflw' in {calc}")
+    assert broken["problems"][0].startswith("lessons/02-second.md:12:9: unknown name 'overflw' in {calc}")
     assert (mini_course / "site" / "second.html").read_bytes() == before  # the last good build stays
     assert "Text." in fetch(server.url + "second.html")
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f`."))

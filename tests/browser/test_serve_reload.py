@@ -31,7 +31,7 @@ def test_the_open_page_reloads_shows_the_overlay_and_recovers(live, mini_course,
     overlay = page.locator("[data-coursegen-overlay]")
     overlay.wait_for(timeout=15000)
     assert overlay.get_attribute("role") == "alert"
-    assert "lessons/02-second.md:12: unknown name 'overflw' in {calc}" in overlay.inner_text()
+    assert "lessons/02-second.md:12:9: unknown name 'overflw' in {calc}" in overlay.inner_text()
     assert "Edited while the page was open." in page.locator("main").inner_text()  # last good build stays
 
     hide = overlay.get_by_role("button", name="Hide")

@@ -1,0 +1,199 @@
+"""Build speed against MkDocs, edit-to-page latency in `serve`, and peak memory, on a generated course.
+
+Run from the repository root:  python benchmarks/build_speed.py [--lessons 200] [--repeat 3] [--edits 30]
+
+Both generators get the same 200 generated lessons (benchmarks/generated_course.py). Full builds
+run as separate processes from the command line, startup included, `--repeat` times each, and
+the median is compared; peak memory is the largest resident set of any process of a build.
+Serve latency is measured the same way for both servers: append a marked sentence to one
+lesson, then poll that page over HTTP until the sentence is there. Nothing here is a test:
+the script prints figures and ratios; the targets are 3x faster than MkDocs on full builds and
+under 150 ms median edit-to-page latency in serve.
+"""
+from __future__ import annotations
+
+import argparse
+import resource
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generated_course import copy_engine_parts, write_course, write_mkdocs_project  # noqa: E402
+
+MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def timed_process(command: list[str]) -> tuple[float, int]:
+    """Return (wall seconds, peak RSS in KiB of its largest process) for one command run."""
+    started = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", MEASURE, *command], check=True, capture_output=True, text=True)
+    return time.perf_counter() - started, int(out.stdout.strip().splitlines()[-1])
+
+
+def full_builds(course: Path, mkdocs: Path, repeat: int) -> dict[str, tuple[float, int]]:
+    """Return the median wall time and peak memory of full builds by each generator, interleaved."""
+    commands = {"coursegen": [sys.executable, str(REPO / "build.py"), "--root", str(course), "build",
+                              "--out", str(course / "out")],
+                "mkdocs": [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(mkdocs / "mkdocs.yml"),
+                           "-d", str(mkdocs / "out")]}
+    runs: dict[str, list[tuple[float, int]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            runs[name].append(timed_process(command))
+    return {name: (statistics.median(t for t, _ in got), max(m for _, m in got)) for name, got in runs.items()}
+
+
+def wait_for(url: str, marker: str, timeout: float = 120.0, step: float = 0.005) -> float:
+    """Poll `url` until its body contains `marker`; return the moment it did."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        try:
+            if marker in urllib.request.urlopen(url, timeout=5).read().decode():
+                return time.perf_counter()
+        except OSError:
+            pass
+        time.sleep(step)
+    raise TimeoutError(f"{marker!r} never appeared at {url}")
+
+
+def edit_latencies(lesson: Path, url: str, edits: int, pause: float) -> list[float]:
+    """Append a marked sentence to `lesson` `edits` times; return seconds until `url` showed each."""
+    latencies = []
+    for number in range(edits):
+        marker = f"Benchmark edit number {number} {time.time_ns()}."
+        started = time.perf_counter()
+        with lesson.open("a") as file:
+            file.write(f"\n{marker}\n")
+        latencies.append(wait_for(url, marker) - started)
+        time.sleep(pause)
+    return latencies
+
+
+def coursegen_serve(course: Path, edits: int) -> tuple[list[float], list[int], int]:
+    """Return edit→page latencies, the server's own rebuild times (ms) and the process's peak RSS."""
+    from coursegen.pipeline import BuildOptions
+    from coursegen.serve import LiveServer
+    rebuilds: list[int] = []
+    live = LiveServer(course, BuildOptions(), port=0, log=lambda text: None)
+    live.channel.publish = _recording(live.channel.publish, rebuilds)
+    live.start()
+    try:
+        lesson = course / "lessons" / "100-lesson-100.md"
+        latencies = edit_latencies(lesson, live.url + "lesson-100.html", edits, pause=0.05)
+    finally:
+        live.stop()
+    return latencies, rebuilds[1:], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _recording(publish, into: list[int]):
+    def recorded(event: dict) -> None:
+        if event.get("type") == "built":
+            into.append(event["ms"])
+        publish(event)
+    return recorded
+
+
+def mkdocs_serve(project: Path, edits: int) -> list[float]:
+    """Return edit→page latencies of `mkdocs serve` (a full rebuild per change, as it does by default)."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-q", "-a", f"127.0.0.1:{port}",
+                               "-f", str(project / "mkdocs.yml")], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}/100-lesson-100/"
+        wait_for(url, "Lesson 100", timeout=300)
+        return edit_latencies(project / "docs" / "100-lesson-100.md", url, edits, pause=0.5)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def in_process_builds(course: Path) -> dict[str, float]:
+    """Return seconds for one full build in this process: worker processes on and off, then a no-op rebuild."""
+    from coursegen.incremental import BuildCache
+    from coursegen.pipeline import build_site
+    times = {}
+    for label, parallel in (("in-process, 1 process", False), ("in-process, 2 worker processes", True)):
+        started = time.perf_counter()
+        cache = BuildCache(parallel=parallel)
+        build_site(course, cache=cache)
+        times[label] = time.perf_counter() - started
+    started = time.perf_counter()
+    build_site(course, cache=cache)
+    times["in-process rebuild, nothing changed"] = time.perf_counter() - started
+    return times
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """Return the value below which `fraction` of `values` lie (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * len(ordered)) - 1))]
+
+
+def row(*cells) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def report(full, in_process, serve, mk_serve, lessons: int) -> None:
+    """Print the results as a Markdown table with ratios."""
+    (cg_time, cg_mem), (mk_time, mk_mem) = full["coursegen"], full["mkdocs"]
+    latencies, rebuilds, serve_mem = serve
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
+    print(f"\n{lessons} generated lessons; {os.cpu_count()} cores, load average {' '.join(load)}\n")
+    print(row("measure", "coursegen", "MkDocs (default theme)", "ratio"))
+    print(row("---", "---:", "---:", "---:"))
+    print(row("full build, command line (median)", f"{cg_time:.2f} s", f"{mk_time:.2f} s",
+              f"{mk_time / cg_time:.1f}x faster (target 3x)"))
+    print(row("peak memory, full build (largest process)", f"{cg_mem / 1024:.0f} MiB", f"{mk_mem / 1024:.0f} MiB",
+              f"{cg_mem / mk_mem:.2f}x"))
+    for label, seconds in in_process.items():
+        print(row(label, f"{seconds:.2f} s", "", ""))
+    med, p95 = statistics.median(latencies) * 1000, percentile(latencies, 0.95) * 1000
+    mk_med = statistics.median(mk_serve) * 1000 if mk_serve else float("nan")
+    print(row(f"serve: edit → page served, median of {len(latencies)}", f"{med:.0f} ms",
+              f"{mk_med:.0f} ms" if mk_serve else "not run",
+              f"{mk_med / med:.0f}x faster (target < 150 ms)" if mk_serve else "(target < 150 ms)"))
+    print(row("serve: edit → page served, p95", f"{p95:.0f} ms",
+              f"{percentile(mk_serve, 0.95) * 1000:.0f} ms" if mk_serve else "", ""))
+    print(row("serve: rebuild inside the server, median", f"{statistics.median(rebuilds):.0f} ms", "", ""))
+    print(row("serve: peak memory (benchmark process)", f"{serve_mem / 1024:.0f} MiB", "", ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lessons", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=3, help="full builds per generator (median taken)")
+    parser.add_argument("--edits", type=int, default=30, help="edits timed in coursegen serve")
+    parser.add_argument("--mkdocs-edits", type=int, default=3, help="edits timed in mkdocs serve (0 skips it)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        course = write_course(Path(tmp) / "course", args.lessons)
+        copy_engine_parts(REPO, course)
+        mkdocs = write_mkdocs_project(Path(tmp) / "mkdocs", args.lessons)
+        full = full_builds(course, mkdocs, args.repeat)
+        in_process = in_process_builds(course)
+        serve = coursegen_serve(course, args.edits)
+        mk_serve = mkdocs_serve(mkdocs, args.mkdocs_edits) if args.mkdocs_edits else []
+        report(full, in_process, serve, mk_serve, args.lessons)
+
+
+if __name__ == "__main__":
+    main()
