@@ -20,7 +20,7 @@ import numpy as np
 from markdown_it.common.utils import escapeHtml
 
 from .calc_eval import CalcError, evaluate
-from .markdown import register_role
+from .roles import register_role
 
 KERNEL_MODULES = ("gates", "kda", "overflow", "sizes")
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

@@ -14,6 +14,12 @@ from coursegen.pipeline import build_site
 import kernels
 
 
+def put(course, text: str) -> None:
+    """Replace the mini course's 'Text.' paragraph in lesson 2 with `text`."""
+    lesson = course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", text))
+
+
 @pytest.fixture(scope="module")
 def names():
     return kernel_names(REPO)
@@ -102,18 +108,16 @@ def test_infinity_is_written_as_a_symbol():
 
 
 def test_a_lesson_role_renders_in_the_page_and_in_a_table(mini_course):
-    lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", (
+    put(mini_course, (
         "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f nats | = 88.72`.\n\n"
-        "| tile | ok |\n|---|---|\n| {calc}`overflow.largest_safe_tile(-5) \\| d \\| = 17` | yes |\n")))
+        "| tile | ok |\n|---|---|\n| {calc}`overflow.largest_safe_tile(-5) \\| d \\| = 17` | yes |\n"))
     html = build_site(mini_course).outputs["second.html"].decode()
     assert '<span class="calc" data-calc="overflow.BF16_MAX_LOG">88.72\u00a0nats</span>' in html
     assert '<td><span class="calc" data-calc="overflow.largest_safe_tile(-5)">17</span></td>' in html
 
 
 def test_a_wrong_stated_number_fails_the_build_at_its_line(mini_course):
-    lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "First line,\nthen {calc}`overflow.largest_safe_tile(-5) | = 18`."))
+    put(mini_course, "First line,\nthen {calc}`overflow.largest_safe_tile(-5) | = 18`.")
     with pytest.raises(ContentError) as caught:
         build_site(mini_course)
     assert caught.value.problems[0].format().startswith(
@@ -121,8 +125,7 @@ def test_a_wrong_stated_number_fails_the_build_at_its_line(mini_course):
 
 
 def test_an_edited_kernel_is_reloaded_by_the_next_build(mini_course):
-    lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "Tile {calc}`kda.TILE`."))
+    put(mini_course, "Tile {calc}`kda.TILE`.")
     assert ">16</span>" in build_site(mini_course).outputs["second.html"].decode()
     kda = mini_course / "kernels" / "kda.py"
     kda.write_text(kda.read_text().replace("TILE = 16", "TILE = 32  # edited"))
@@ -132,15 +135,13 @@ def test_an_edited_kernel_is_reloaded_by_the_next_build(mini_course):
 def test_a_course_without_kernels_is_told_so(mini_course):
     import shutil
     shutil.rmtree(mini_course / "kernels")
-    lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "Tile {calc}`kda.TILE`."))
+    put(mini_course, "Tile {calc}`kda.TILE`.")
     with pytest.raises(ContentError, match="this course has no kernels/ package for {calc} to use"):
         build_site(mini_course)
 
 
 def test_an_unknown_role_is_an_error_listing_the_known_ones(mini_course):
-    lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "A {calcc}`1` here."))
+    put(mini_course, "A {calcc}`1` here.")
     with pytest.raises(ContentError) as caught:
         build_site(mini_course)
     problem = caught.value.problems[0]
@@ -151,8 +152,7 @@ def test_an_unknown_role_is_an_error_listing_the_known_ones(mini_course):
 def test_kernels_that_do_not_import_are_reported_at_the_role(mini_course):
     sizes = mini_course / "kernels" / "sizes.py"
     sizes.write_text("def broken(:\n" + sizes.read_text())
-    lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "Tile {calc}`kda.TILE`."))
+    put(mini_course, "Tile {calc}`kda.TILE`.")
     with pytest.raises(ContentError) as caught:
         build_site(mini_course)
     assert caught.value.problems[0].format().startswith(
