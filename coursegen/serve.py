@@ -13,6 +13,7 @@ import http.server
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 from . import livereload
@@ -138,6 +139,9 @@ class LiveServer:
         except ContentError as err:
             event = livereload.event_for_problems(err.problems)
             self.log(str(err) + f"\n{len(err.problems)} problem(s); site/ keeps the last good build")
+        except Exception:  # noqa: BLE001 - a bug: print its traceback, keep serving the last good build
+            self.log(traceback.format_exc() + "site/ keeps the last good build")
+            event = {"type": "error", "problems": ["the build crashed (a bug, not your text): see the terminal"]}
         else:
             written = self._write(result.outputs)
             event = livereload.event_for_build(written, time.perf_counter() - started)

@@ -135,3 +135,12 @@ def test_serve_reports_a_port_in_use_without_a_traceback(live, mini_course, caps
     status, _, err = run_cli(capsys, "--root", mini_course, "serve", "--port", port)
     assert status == 1 and f"cannot serve on 127.0.0.1:{port}" in err and "Traceback" not in err
     assert time.perf_counter() - started < 30
+
+
+def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_course):
+    server, events = live
+    first = events.next()
+    (mini_course / "templates" / "lesson.html").write_text("{{ 1 / 0 }}")  # ZeroDivisionError: not a TemplateError
+    crashed = events.next_after(first["serial"])
+    assert crashed["type"] == "error" and "the build crashed" in crashed["problems"][0]
+    assert "Second lesson" in fetch(server.url + "second.html")
