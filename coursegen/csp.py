@@ -2,7 +2,7 @@
 
 Scripts are our own files plus the one inline script (the theme set before first paint, so a dark
 page never flashes light), allowed by its hash. Pyodide needs WebAssembly compilation and, when it
-comes from the pinned CDN, that one origin. Workers run our own files or blobs made from them.
+comes from the CDN, the one folder of its pinned version. Workers run our own files or blobs made from them.
 """
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import hashlib
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .widget_site import CDN
+
 INLINE_SCRIPTS = ("partials/theme-init.js",)  # included verbatim inside <script> by base.html
-PYODIDE_CDN = "https://cdn.jsdelivr.net"
 
 
 def source_hash(text: str, algorithm: str = "sha256") -> str:
@@ -27,11 +28,16 @@ def origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+def pyodide_cdn(config) -> str:
+    """Return the pinned Pyodide folder on the CDN: the policy allows that folder, not the whole host."""
+    return CDN.format(version=config.pyodide.version)
+
+
 def directives(config, templates: Path) -> dict[str, list[str]]:
     """Return each CSP directive with its sources, for `config` and the inline scripts in `templates`."""
     inline = [f"'{source_hash((templates / name).read_text(encoding='utf-8'))}'"
               for name in INLINE_SCRIPTS if (templates / name).is_file()]
-    cdn = [PYODIDE_CDN] if config.pyodide.source == "cdn" else []
+    cdn = [pyodide_cdn(config)] if config.pyodide.source == "cdn" else []
     base = [origin(config.base_url)] if config.base_url else []
     return {
         "default-src": ["'self'"],

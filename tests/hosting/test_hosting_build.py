@@ -5,6 +5,7 @@ import base64
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -50,8 +51,10 @@ def test_the_policy_allows_webassembly_workers_and_the_pinned_cdn_only_when_pyod
     from coursegen.errors import Problems
     config = load_config(mini_course, Problems())
     online = csp.directives(config, mini_course / "templates")
-    assert online["script-src"][-2:] == ["'wasm-unsafe-eval'", csp.PYODIDE_CDN]
-    assert csp.PYODIDE_CDN in online["connect-src"] and "'self'" in online["worker-src"]
+    pinned = f"https://cdn.jsdelivr.net/pyodide/v{config.pyodide.version}/full/"
+    assert csp.pyodide_cdn(config) == pinned
+    assert online["script-src"][-2:] == ["'wasm-unsafe-eval'", pinned]
+    assert pinned in online["connect-src"] and "'self'" in online["worker-src"]
     local = csp.directives(offline.self_hosted(config), mini_course / "templates")
     assert not any("https:" in source for sources in local.values() for source in sources
                    if not source.startswith("https://example.org"))
@@ -131,17 +134,21 @@ def without_comments(code: str) -> str:
     return re.sub(r"^\s*//.*$", "", re.sub(r"/\*.*?\*/", "", code, flags=re.S), flags=re.M)
 
 
-def test_offline_build_self_hosts_pyodide_and_names_no_outside_address(mini_course, capsys):
-    status, out, err = run_cli(capsys, "--root", mini_course, "build", "--offline")
+def test_offline_build_self_hosts_pyodide_and_names_no_outside_address(tmp_path, capsys):
+    from helpers import copy_course
+    course = copy_course(Path(__file__).parent / "course", tmp_path / "course")  # has a widget
+    assert "source: local" not in (course / "course.yaml").read_text()
+    status, out, err = run_cli(capsys, "--root", course, "build", "--offline")
     assert status == 0, err
-    site = mini_course / "site"
+    site = course / "site"
+    assert (site / "pyodide" / "pyodide.mjs").is_file() and (site / "pyodide" / "pyodide.asm.wasm").is_file()
     for file in site.rglob("*"):
         if file.suffix in (".html", ".js", ".css", ".json") and not file.is_relative_to(site / "pyodide"):
             text = without_comments(file.read_text(encoding="utf-8"))
             urls = set(re.findall(r"https?://[^\s\"'<>)]+", text))
             kept = {u for u in urls if not u.startswith(("https://example.org", "http://www.w3.org/"))}
             assert not kept, f"{file.relative_to(site)} names {sorted(kept)[:3]}"
-    assert csp.PYODIDE_CDN not in (site / "first.html").read_text()
+    assert "cdn.jsdelivr" not in (site / "moon.html").read_text()
 
 
 def test_two_builds_write_the_same_service_worker_and_search_index(mini_course):
