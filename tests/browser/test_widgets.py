@@ -46,24 +46,29 @@ class _NoCapture:
         return type("Captured", (), {"out": "", "err": ""})()
 
 
-def open_page(context_factory, base, requests=None, **options):
-    from conftest import PageWatch
-    context = context_factory(service_workers="block", **options)
-    if requests is not None:
-        context.on("request", lambda request: requests.append(request.url))
-    page = context.new_page()
-    watch = PageWatch(page)
-    page.goto(base + "gauges.html")
-    return page, watch
+@pytest.fixture
+def open_page(context_factory, page_and_watch):
+    """Open gauges.html with service workers blocked; return (page, watch)."""
+    watch_class = type(page_and_watch[1])  # conftest's PageWatch, not imported by a module name that clashes
+
+    def open_(base, requests=None, **options):
+        context = context_factory(service_workers="block", **options)
+        if requests is not None:
+            context.on("request", lambda request: requests.append(request.url))
+        page = context.new_page()
+        watch = watch_class(page)
+        page.goto(base + "gauges.html")
+        return page, watch
+    return open_
 
 
 def verdict(page) -> str:
     return page.locator(f"{SLIDER} [data-out=verdict]").text_content()
 
 
-def test_without_javascript_the_default_results_are_visible(site, context_factory):
+def test_without_javascript_the_default_results_are_visible(site, open_page):
     with serving(site) as base:
-        page, watch = open_page(context_factory, base, java_script_enabled=False)
+        page, watch = open_page(base, java_script_enabled=False)
         assert page.locator(f"{SLIDER} [data-out=verdict]").is_visible()
         assert verdict(page).startswith("fits: 80 nats")
         assert page.get_by_text("5 × 16 = 80 nats").is_visible()
@@ -74,10 +79,10 @@ def test_without_javascript_the_default_results_are_visible(site, context_factor
         watch.assert_clean()
 
 
-def test_sliders_answer_from_baked_states_by_keyboard_without_fetching_python(site, context_factory):
+def test_sliders_answer_from_baked_states_by_keyboard_without_fetching_python(site, open_page):
     requests = []
     with serving(site) as base:
-        page, watch = open_page(context_factory, base, requests)
+        page, watch = open_page(base, requests)
         page.wait_for_selector(f"{SLIDER}[data-widget-ready]")
         floor, tile = page.locator(f"{SLIDER}-g_min"), page.locator(f"{SLIDER}-tile")
         floor.focus()
@@ -103,10 +108,10 @@ def test_sliders_answer_from_baked_states_by_keyboard_without_fetching_python(si
         watch.assert_clean()
 
 
-def test_live_python_boots_the_local_runtime_in_a_worker_and_says_plainly_when_numpy_is_missing(site, context_factory):
+def test_live_python_boots_the_local_runtime_in_a_worker_and_says_plainly_when_numpy_is_missing(site, open_page):
     requests = []
     with serving(site) as base:
-        page, watch = open_page(context_factory, base, requests)
+        page, watch = open_page(base, requests)
         page.wait_for_selector(f"{SLIDER}[data-widget-ready]")
         page.locator(f"{SLIDER} [data-live-run]").click()
         status = page.locator(f"{SLIDER} [data-live-status]")
@@ -124,10 +129,10 @@ def test_live_python_boots_the_local_runtime_in_a_worker_and_says_plainly_when_n
         watch.assert_clean()
 
 
-def test_a_value_off_the_baked_grid_asks_for_live_python(site, context_factory):
+def test_a_value_off_the_baked_grid_asks_for_live_python(site, open_page):
     requests = []
     with serving(site) as base:
-        page, watch = open_page(context_factory, base, requests)
+        page, watch = open_page(base, requests)
         page.wait_for_selector(f"{SLIDER}[data-widget-ready]")
         assert not [url for url in requests if PYODIDE_FILES.search(url)]
         box = page.locator(f"{SLIDER} input[type=number][name=g_min]")
@@ -139,10 +144,10 @@ def test_a_value_off_the_baked_grid_asks_for_live_python(site, context_factory):
         watch.assert_clean()
 
 
-def test_a_blocked_cdn_fails_plainly_and_keeps_the_baked_results(tmp_path, context_factory, capsys):
+def test_a_blocked_cdn_fails_plainly_and_keeps_the_baked_results(tmp_path, open_page, capsys):
     site = build(tmp_path / "cdn", capsys, source="cdn")
     with serving(site) as base:
-        page, watch = open_page(context_factory, base)
+        page, watch = open_page(base)
         page.wait_for_selector(f"{SLIDER}[data-widget-ready]")
         page.locator(f"{SLIDER} [data-live-run]").click()
         page.wait_for_selector(f"{SLIDER} [data-live-retry]:not([hidden])", timeout=30000)
@@ -157,10 +162,10 @@ LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
 
 @pytest.mark.skipif(not LIVE_DIST, reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution "
                                           "(with numpy and ml_dtypes wheels) to compare live and baked results")
-def test_live_results_equal_the_baked_ones(tmp_path, context_factory, capsys):
+def test_live_results_equal_the_baked_ones(tmp_path, open_page, capsys):
     site = build(tmp_path / "live", capsys, source="local", path=LIVE_DIST)
     with serving(site) as base:
-        page, watch = open_page(context_factory, base)
+        page, watch = open_page(base)
         page.wait_for_selector("[data-widget-ready]")
         for figure in ("#widget-overflow-slider", "#widget-kda-chunkwise"):
             live = run_live(page, figure)
@@ -212,11 +217,11 @@ WORKER_PROBE = """async ({worker, indexURL, integrity}) => {
 }"""
 
 
-def test_the_worker_runs_an_entry_with_its_parameters_and_reports_python_errors(site, context_factory):
+def test_the_worker_runs_an_entry_with_its_parameters_and_reports_python_errors(site, open_page):
     # Without numpy the boot stops at its second stage, but the runtime is up: enough to check how
     # an entry is run. (The kernels themselves run live only in the parity test above.)
     with serving(site) as base:
-        page, watch = open_page(context_factory, base)
+        page, watch = open_page(base)
         settings = json.loads(page.locator("[data-widget-runtime]").text_content())
         out = page.evaluate(WORKER_PROBE, {"worker": base + settings["worker"], "indexURL": base + "pyodide/",
                                            "integrity": settings["integrity"]})

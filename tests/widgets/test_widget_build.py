@@ -8,13 +8,13 @@ import zipfile
 from io import BytesIO
 
 import pytest
-from conftest import figure_states, runtime_settings
 
 from coursegen.errors import ContentError
 from coursegen.pipeline import build_site
 from coursegen.widget_site import sri
 from helpers import REPO
 from kernels import kda, overflow
+from widget_pages import figure_states, runtime_settings
 
 
 @pytest.fixture
