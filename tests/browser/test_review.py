@@ -271,6 +271,8 @@ def test_the_course_map_marks_visits_and_done_reviews_and_counts_questions_due(s
     excerpt.locator(".question-aloud input").check()
     excerpt.locator(".question-reveal").click()
     excerpt.locator("[data-score=partly]").click()
+    assert page.locator("[data-progress-map] [data-unit=yeast] .progress-visited").inner_text() == "visited"
+    assert page.locator("[data-progress-map] [data-unit=gluten] .progress-visited").count() == 0
     page.goto(site + "index.html")
     page.wait_for_selector("html[data-review=ready]")
     assert page.locator("[data-unit=yeast] .progress-visited").inner_text() == "visited"
@@ -313,4 +315,20 @@ def test_a_question_at_the_end_of_a_lesson_gets_its_own_tally(site, page_and_wat
     answer_recall(page, "partly")
     assert [a.get_attribute("href") for a in page.locator("[data-tally-revisit] a").all()] == \
         ["yeast.html", "yeast.html#feeding"]
+    watch.assert_clean()
+
+
+def test_an_explain_question_offers_a_timer_of_its_suggested_length(site, page_and_watch):
+    page, watch = page_and_watch
+    page.clock.install()
+    open_review(page, site)
+    explain = question(page, "explain")
+    start = explain.locator(".question-timer-start")
+    assert start.inner_text() == "Start a 45 s timer"
+    start.click()
+    page.clock.run_for(10_000)
+    assert explain.locator(".question-timer").inner_text() == "35 s"
+    page.clock.run_for(36_000)
+    assert explain.locator(".question-timer").inner_text() == "Time"
+    assert page.locator("body > [role=status]").inner_text() == "Time is up."
     watch.assert_clean()
