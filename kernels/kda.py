@@ -293,8 +293,10 @@ def _demo_inputs(T, gate, g_min, seed, d_k, d_v):
 def demo(T, chunk_size, gate, g_min, seed, d_k=16, d_v=16):
     """Return a JSON-able dict comparing both forms on seeded random inputs, chunk by chunk.
 
-    Keys: max_abs_diff, recurrent_ms, chunkwise_ms, bf16_max_log10 and chunks, a
-    list of {index, start, end, state_norm, max_log10_reciprocal, bf16_dense_finite}
+    gate is "bounded" (g_min * sigmoid, floor g_min) or "unbounded" (the Kimi
+    Linear softplus gate on strong-decay logits; g_min is then unused). Keys:
+    max_abs_diff, recurrent_ms, chunkwise_ms, bf16_max_log10 and chunks, a list
+    of {index, start, end, state_norm, max_log10_reciprocal, bf16_dense_finite}
     judged over the 16-token tiles of each chunk (state_norm: Frobenius norm of
     the state handed to the next chunk). No I/O; the two timings come from
     time.perf_counter and so vary from run to run.
@@ -306,8 +308,8 @@ def demo(T, chunk_size, gate, g_min, seed, d_k=16, d_v=16):
     middle = time.perf_counter()
     inputs, s0, _, _ = _prepare(q, k, v, g, beta, None, None)
     o_chunk, final, states = _chunkwise_core(*inputs, s0, c, keep_states=True)
-    scale = inputs[-1]
     end = time.perf_counter()
+    scale = inputs[-1]
     handed = np.concatenate([states[0, 1:], final], axis=0)
     chunks = []
     for i, lo in enumerate(range(0, T, c)):
