@@ -121,6 +121,13 @@ function syncTwin(form, changed) {
   for (const input of field) if (input !== changed && changed.value !== "") input.value = changed.value;
 }
 
+function setForm(form, params) {
+  for (const [name, value] of Object.entries(params)) {
+    const field = form.elements.namedItem(name);
+    for (const input of field instanceof RadioNodeList ? field : [field]) input.value = String(value);
+  }
+}
+
 function fill(figure, result) {
   for (const element of figure.querySelectorAll("[data-out]")) {
     element.dataset.baked ??= element.textContent;
@@ -139,6 +146,7 @@ function widgetRuntime(figure, python) {
   const source = () => figure.querySelector("[data-widget-code]").textContent;
   let show = () => {};
   let latest = 0;
+  let shown = { params: JSON.parse(figure.dataset.params), how: "baked" };  // what the figure displays now
 
   const status = (text) => { part("live-status").textContent = text; };
   const onProgress = ({ detail }) => {
@@ -148,7 +156,8 @@ function widgetRuntime(figure, python) {
   };
 
   /** Draw a result and tell listeners (tests, benchmarks) which it was. */
-  function present(result, how) {
+  function present(result, how, params) {
+    shown = { params, how };
     show(result, how);
     figure.dispatchEvent(new CustomEvent("widget:result", { detail: { result, how } }));
   }
@@ -162,14 +171,16 @@ function widgetRuntime(figure, python) {
     try {
       const result = await python.run(source(), params);
       if (ticket !== latest) return;
-      present(result, "live");
+      present(result, "live", params);
       part("widget-source").textContent = "Showing a live result, computed by Python in your browser.";
       status("Live result ready.");
     } catch (error) {
       if (ticket !== latest) return;
       const reason = error.stage === "run" ? `the Python raised ${error.message}` : FAILURE_TEXT[error.stage];
       part("live-status").dataset.reason = `${error.stage}: ${error.message}`;  // the technical detail, for tests
-      status(`Live Python is unavailable: ${reason}; the results shown are still the ones computed when the page was built.`);
+      const kept = shown.how === "baked" ? "the ones computed when the page was built" : "from the last live run";
+      status(`Live Python is unavailable: ${reason}; the results shown are still ${kept}.`);
+      setForm(form, shown.params);  // the controls go back to the values those results are for
       part("live-retry").hidden = false;
     } finally {
       python.removeEventListener("progress", onProgress);
@@ -185,7 +196,7 @@ function widgetRuntime(figure, python) {
     const result = lookup(params);
     if (!result) { live(params); return; }
     latest++;
-    present(result, "baked");
+    present(result, "baked", params);
     part("widget-source").textContent = "Showing results computed when this page was built.";
     status("");
   }

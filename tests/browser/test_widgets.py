@@ -129,7 +129,7 @@ def test_live_python_boots_the_local_runtime_in_a_worker_and_says_plainly_when_n
         watch.assert_clean()
 
 
-def test_a_value_off_the_baked_grid_asks_for_live_python(site, open_page):
+def test_a_value_off_the_baked_grid_asks_for_live_python_and_a_failure_restores_the_controls(site, open_page):
     requests = []
     with serving(site) as base:
         page, watch = open_page(base, requests)
@@ -141,6 +141,9 @@ def test_a_value_off_the_baked_grid_asks_for_live_python(site, open_page):
         expect(page.locator(f"{SLIDER} [data-live-status]")).to_have_text(re.compile("^Loading the Python runtime"))
         assert any("pyodide-worker" in url for url in requests)
         assert page.locator(f"{SLIDER} [data-live-progress]").is_visible()
+        page.wait_for_selector(f"{SLIDER} [data-live-retry]:not([hidden])", timeout=90000)
+        assert box.input_value() == "-5" and page.locator(f"{SLIDER}-g_min").input_value() == "-5"
+        assert verdict(page).startswith("fits: 80 nats")
         watch.assert_clean()
 
 
