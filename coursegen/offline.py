@@ -3,8 +3,8 @@
 A service worker controls only the pages at or below its own URL, so it is written as `sw.js` at the
 root under that fixed, unhashed name; its VERSION is a hash of everything it precaches, so a new build
 replaces the old cache and an unchanged one keeps it. Pages are fetched network-first (a learner
-online always gets the newest), everything else cache-first. Files larger than PRECACHE_LIMIT (the
-self-hosted Pyodide runtime) are not fetched up front but kept once a page has used them.
+online always gets the newest), everything else cache-first. Files larger than PRECACHE_LIMIT, and
+live Python's files (Pyodide, the kernels wheel), are not fetched up front but kept once used.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from .assets import load_theme_assets
 SW_NAME = "sw.js"
 SW_SOURCE = "assets/sw.js"  # under templates/
 PRECACHE_LIMIT = 1 << 20
+LIVE_PYTHON = ("pyodide/", "py/")  # Pyodide and the kernels wheel: fetched only when a learner asks for them
 
 
 def self_hosted(config):
@@ -34,7 +35,8 @@ def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
     media = sorted({site for unit in course.written for site, _ in unit.page.assets})
     kept = sorted(path for path, data in site_files.items()
-                  if len(data) <= PRECACHE_LIMIT and not _is_worker_copy(path))
+                  if len(data) <= PRECACHE_LIMIT and not _is_worker_copy(path)
+                  and not path.startswith(LIVE_PYTHON))
     return pages + media + kept
 
 

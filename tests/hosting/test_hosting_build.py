@@ -122,6 +122,8 @@ def test_large_files_are_kept_on_first_use_rather_than_precached(mini_course):
     files = {"pyodide/pyodide.asm.wasm": b"x" * (offline.PRECACHE_LIMIT + 1), "assets/a.1234567890.js": b"y"}
     listed = offline.precache_list(course, files)
     assert "assets/a.1234567890.js" in listed and "pyodide/pyodide.asm.wasm" not in listed
+    small_python = {"pyodide/pyodide.mjs": b"z", "py/0123456789ab/kernels-0.1.0-py3-none-any.whl": b"w"}
+    assert not set(offline.precache_list(course, small_python)) & set(small_python)  # live Python waits to be asked
 
 
 def test_serve_mode_pages_register_no_service_worker(mini_course):
