@@ -25,13 +25,7 @@ export function enhance(question, ctx) {
   const correct = Number(answer.querySelector("[data-feedback][data-correct]").dataset.feedback);
   const items = stableShuffle([...list.querySelectorAll(":scope > li[data-option]")], `${ctx.seed}:${key}`);
   list.append(...items);
-  const buttons = items.map((item) => {
-    const button = el("button", { type: "button", class: "choice-option", "data-choose": item.dataset.option });
-    const content = item.children.length === 1 && item.firstElementChild.tagName === "P" ? item.firstElementChild : item;
-    button.append(...content.childNodes);
-    item.replaceChildren(button);
-    return button;
-  });
+  const buttons = items.map((item) => optionButton(item, el));
   const verdicts = items.map((item) => item.appendChild(el("span", { class: "choice-verdict-mark" })));
   const again = el("button", { type: "button", class: "question-again" }, "Answer again");
   const next = el("p", { class: "question-next" });
@@ -44,15 +38,7 @@ export function enhance(question, ctx) {
     answer.open = locked;
     again.hidden = !locked;
     next.textContent = locked ? ctx.nextText(store.record(key).card, new Date()) : "";
-    items.forEach((item, i) => {
-      const n = Number(item.dataset.option);
-      item.classList.toggle("is-chosen", locked && n === chosen);
-      item.classList.toggle("is-right", locked && n === correct);
-      item.classList.toggle("is-wrong", locked && n === chosen && n !== correct);
-      buttons[i].disabled = locked;
-      buttons[i].setAttribute("aria-pressed", String(locked && n === chosen));
-      verdicts[i].textContent = !locked ? "" : n === correct ? " Correct answer" : n === chosen ? " Your choice, not right" : "";
-    });
+    items.forEach((item, i) => markOption(item, buttons[i], verdicts[i], locked ? chosen : null, correct));
     for (const note of answer.querySelectorAll("[data-feedback]")) {
       note.classList.toggle("is-chosen", locked && Number(note.dataset.feedback) === chosen);
     }
@@ -74,4 +60,25 @@ export function enhance(question, ctx) {
   });
   show();
   return { restore: show, reset() { store.clear(key); show(); } };
+}
+
+/** Turn an option's content into one button (an option that is a single paragraph loses the <p>). */
+function optionButton(item, el) {
+  const button = el("button", { type: "button", class: "choice-option", "data-choose": item.dataset.option });
+  const content = item.children.length === 1 && item.firstElementChild.tagName === "P" ? item.firstElementChild : item;
+  button.append(...content.childNodes);
+  item.replaceChildren(button);
+  return button;
+}
+
+/** Show an option as chosen, right or wrong once the question is locked (chosen is null before). */
+function markOption(item, button, verdict, chosen, correct) {
+  const n = Number(item.dataset.option);
+  const locked = chosen !== null;
+  item.classList.toggle("is-chosen", locked && n === chosen);
+  item.classList.toggle("is-right", locked && n === correct);
+  item.classList.toggle("is-wrong", locked && n === chosen && n !== correct);
+  button.disabled = locked;
+  button.setAttribute("aria-pressed", String(locked && n === chosen));
+  verdict.textContent = !locked ? "" : n === correct ? " Correct answer" : n === chosen ? " Your choice, not right" : "";
 }

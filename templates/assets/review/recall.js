@@ -2,38 +2,25 @@
 // model answer unlocks, then an honest self-score: yes, partly or no.
 const SCORE_LABELS = { yes: "Yes", partly: "Partly", no: "No" };
 
-/** Enhance one question element; return { reset } for the tally's reset button. */
+/** Enhance one question element; return { restore, reset } for the tally's buttons. */
 export function enhance(question, ctx) {
-  const { el, store } = ctx;
+  const { store } = ctx;
   const key = ctx.keyOf(question);
-  const id = question.id;
   const answer = question.querySelector("[data-answer]");
   const body = answer.querySelector(".question-answer-body");
   body.tabIndex = -1;
-  const text = el("textarea", { id: `${id}-text`, rows: 3, class: "question-text", "aria-describedby": `${id}-lock` });
-  const aloud = el("input", { type: "checkbox", id: `${id}-aloud` });
-  const reveal = el("button", { type: "button", class: "question-reveal", "aria-describedby": `${id}-lock` },
-    "Reveal the model answer");
-  const lock = el("p", { class: "question-lock", id: `${id}-lock` },
-    "Type your answer, or tick the box once you have answered on paper or aloud; then the answer unlocks.");
-  const commit = el("div", { class: "question-commit" },
-    el("label", { for: text.id }, "Your answer"), text,
-    el("label", { class: "question-aloud", for: aloud.id }, aloud, " I answered on paper or aloud"),
-    timer(question, ctx), reveal, lock);
+  const { node, text, aloud, reveal, lock } = commitControls(question, ctx);
   const scores = scoreGroup(question, ctx);
-  answer.before(commit);
+  answer.before(node);
   answer.after(scores.node);
 
   const committed = () => text.value.trim() !== "" || aloud.checked;
   const sync = () => {
-    const record = store.record(key);
-    reveal.disabled = !committed() || record.revealed === true;
-    reveal.hidden = record.revealed === true;
-    answer.hidden = record.revealed !== true;
-    answer.open = record.revealed === true;
-    lock.hidden = record.revealed === true;
-    text.readOnly = aloud.disabled = record.revealed === true;
-    scores.show(record);
+    const revealed = store.record(key).revealed === true;
+    reveal.disabled = !committed() || revealed;
+    reveal.hidden = lock.hidden = answer.open = text.readOnly = aloud.disabled = revealed;
+    answer.hidden = !revealed;
+    scores.show(store.record(key));
   };
   text.addEventListener("input", () => { store.update(key, { text: text.value }); sync(); });
   aloud.addEventListener("change", () => { store.update(key, { aloud: aloud.checked }); sync(); });
@@ -46,13 +33,29 @@ export function enhance(question, ctx) {
   });
   scores.onScore = sync;
   const restore = () => {
-    const record = store.record(key);
-    text.value = record.text ?? "";
-    aloud.checked = record.aloud === true;
+    text.value = store.record(key).text ?? "";
+    aloud.checked = store.record(key).aloud === true;
     sync();
   };
   restore();
   return { restore, reset() { store.clear(key); restore(); } };
+}
+
+/** Return the commit step: a text box, the "on paper or aloud" tick, a timer, the reveal button. */
+function commitControls(question, ctx) {
+  const { el } = ctx;
+  const id = question.id;
+  const text = el("textarea", { id: `${id}-text`, rows: 3, class: "question-text", "aria-describedby": `${id}-lock` });
+  const aloud = el("input", { type: "checkbox", id: `${id}-aloud` });
+  const reveal = el("button", { type: "button", class: "question-reveal", "aria-describedby": `${id}-lock` },
+    "Reveal the model answer");
+  const lock = el("p", { class: "question-lock", id: `${id}-lock` },
+    "Type your answer, or tick the box once you have answered on paper or aloud; then the answer unlocks.");
+  const node = el("div", { class: "question-commit" },
+    el("label", { for: text.id }, "Your answer"), text,
+    el("label", { class: "question-aloud", for: aloud.id }, aloud, " I answered on paper or aloud"),
+    timer(question, ctx), reveal, lock);
+  return { node, text, aloud, reveal, lock };
 }
 
 function scoreGroup(question, ctx) {
