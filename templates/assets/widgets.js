@@ -136,88 +136,96 @@ function fill(figure, result) {
   }
 }
 
-/** The per-figure runtime handed to a view's mount(). */
-function widgetRuntime(figure, python) {
-  const spec = JSON.parse(figure.dataset.spec);
-  const lookup = bakedStates(figure);
-  const form = figure.querySelector("[data-widget-controls]");
-  const panel = figure.querySelector("[data-widget-live]");
-  const part = (name) => panel.querySelector(`[data-${name}]`);
-  const source = () => figure.querySelector("[data-widget-code]").textContent;
-  let show = () => {};
-  let latest = 0;
-  let shown = { params: JSON.parse(figure.dataset.params), how: "baked" };  // what the figure displays now
-
-  const status = (text) => { part("live-status").textContent = text; };
-  const onProgress = ({ detail }) => {
-    part("live-progress").hidden = false;
-    part("live-progress").value = detail.step - 1;
-    status(`${STAGE_TEXT[detail.stage]} (step ${detail.step} of ${detail.total})…`);
-  };
-
-  /** Draw a result and tell listeners (tests, benchmarks) which it was. */
-  function present(result, how, params) {
-    shown = { params, how };
-    show(result, how);
-    figure.dispatchEvent(new CustomEvent("widget:result", { detail: { result, how } }));
+/** The per-figure runtime handed to a view's mount(): baked answers first, live Python on request. */
+class WidgetRuntime {
+  constructor(figure, python) {
+    this.figure = figure;
+    this.python = python;
+    this.spec = JSON.parse(figure.dataset.spec);
+    this.lookup = bakedStates(figure);
+    this.form = figure.querySelector("[data-widget-controls]");
+    this.panel = figure.querySelector("[data-widget-live]");
+    this.render = () => {};
+    this.latest = 0;  // ticket of the newest request: older live answers are dropped
+    this.shown = { params: JSON.parse(figure.dataset.params), how: "baked" };  // what the figure displays
+    this.onProgress = ({ detail }) => {
+      this.part("live-progress").hidden = false;
+      this.part("live-progress").value = detail.step - 1;
+      this.status(`${STAGE_TEXT[detail.stage]} (step ${detail.step} of ${detail.total})…`);
+    };
   }
 
-  async function live(params) {
-    const ticket = ++latest;
-    part("live-retry").hidden = true;
-    part("live-run").disabled = true;
-    status("Starting live Python…");
-    python.addEventListener("progress", onProgress);
+  part(name) { return this.panel.querySelector(`[data-${name}]`); }
+
+  status(text) { this.part("live-status").textContent = text; }
+
+  fill(result) { fill(this.figure, result); }
+
+  /** Start answering: `render(result, how)` draws a result ("baked" or "live"). */
+  start(render) {
+    this.render = render;
+    this.form.hidden = false;
+    this.panel.hidden = false;
+    // sliders and menus answer as they move; exact-value boxes once the number is complete
+    this.form.addEventListener("input", (event) => { if (event.target.type !== "number") this.update(event); });
+    this.form.addEventListener("change", (event) => { if (event.target.type === "number") this.update(event); });
+    this.form.addEventListener("submit", (event) => { event.preventDefault(); this.update(); });
+    for (const name of ["live-run", "live-retry"]) {
+      this.part(name).addEventListener("click", () => this.live(readParams(this.form, this.spec)[0]));
+    }
+    this.figure.dataset.widgetReady = "true";
+  }
+
+  /** Draw a result and tell listeners (tests, benchmarks) which it was. */
+  present(result, how, params) {
+    this.shown = { params, how };
+    this.render(result, how);
+    this.part("widget-source").textContent = how === "live"
+      ? "Showing a live result, computed by Python in your browser."
+      : "Showing results computed when this page was built.";
+    this.figure.dispatchEvent(new CustomEvent("widget:result", { detail: { result, how } }));
+  }
+
+  update(event) {
+    if (event?.target?.name) syncTwin(this.form, event.target);
+    const [params, problem] = readParams(this.form, this.spec);
+    if (problem) { this.status(problem); return; }
+    const result = this.lookup(params);
+    if (!result) { this.live(params); return; }
+    this.latest++;
+    this.present(result, "baked", params);
+    this.status("");
+  }
+
+  async live(params) {
+    const ticket = ++this.latest;
+    this.part("live-retry").hidden = true;
+    this.part("live-run").disabled = true;
+    this.status("Starting live Python…");
+    this.python.addEventListener("progress", this.onProgress);
     try {
-      const result = await python.run(source(), params);
-      if (ticket !== latest) return;
-      present(result, "live", params);
-      part("widget-source").textContent = "Showing a live result, computed by Python in your browser.";
-      status("Live result ready.");
+      const result = await this.python.run(this.figure.querySelector("[data-widget-code]").textContent, params);
+      if (ticket !== this.latest) return;
+      this.present(result, "live", params);
+      this.status("Live result ready.");
     } catch (error) {
-      if (ticket !== latest) return;
-      const reason = error.stage === "run" ? `the Python raised ${error.message}` : FAILURE_TEXT[error.stage];
-      part("live-status").dataset.reason = `${error.stage}: ${error.message}`;  // the technical detail, for tests
-      const kept = shown.how === "baked" ? "the ones computed when the page was built" : "from the last live run";
-      status(`Live Python is unavailable: ${reason}; the results shown are still ${kept}.`);
-      setForm(form, shown.params);  // the controls go back to the values those results are for
-      part("live-retry").hidden = false;
+      if (ticket === this.latest) this.failed(error);
     } finally {
-      python.removeEventListener("progress", onProgress);
-      part("live-progress").hidden = true;
-      part("live-run").disabled = false;
+      this.python.removeEventListener("progress", this.onProgress);
+      this.part("live-progress").hidden = true;
+      this.part("live-run").disabled = false;
     }
   }
 
-  function update(event) {
-    if (event?.target?.name) syncTwin(form, event.target);
-    const [params, problem] = readParams(form, spec);
-    if (problem) { status(problem); return; }
-    const result = lookup(params);
-    if (!result) { live(params); return; }
-    latest++;
-    present(result, "baked", params);
-    part("widget-source").textContent = "Showing results computed when this page was built.";
-    status("");
+  /** Say in one sentence why live Python is unavailable; keep (and point the controls at) what is shown. */
+  failed(error) {
+    const reason = error.stage === "run" ? `the Python raised ${error.message}` : FAILURE_TEXT[error.stage];
+    this.part("live-status").dataset.reason = `${error.stage}: ${error.message}`;  // the technical detail, for tests
+    const kept = this.shown.how === "baked" ? "the ones computed when the page was built" : "from the last live run";
+    this.status(`Live Python is unavailable: ${reason}; the results shown are still ${kept}.`);
+    setForm(this.form, this.shown.params);
+    this.part("live-retry").hidden = false;
   }
-
-  return {
-    figure,
-    fill: (result) => fill(figure, result),
-    /** Start answering: `render(result, how)` draws a result ("baked" or "live"). */
-    start(render) {
-      show = render;
-      form.hidden = false;
-      panel.hidden = false;
-      // sliders and menus answer as they move; exact-value boxes once the number is complete
-      form.addEventListener("input", (event) => { if (event.target.type !== "number") update(event); });
-      form.addEventListener("change", (event) => { if (event.target.type === "number") update(event); });
-      form.addEventListener("submit", (event) => { event.preventDefault(); update(); });
-      part("live-run").addEventListener("click", () => live(readParams(form, spec)[0]));
-      part("live-retry").addEventListener("click", () => live(readParams(form, spec)[0]));
-      figure.dataset.widgetReady = "true";
-    },
-  };
 }
 
 async function mountAll() {
@@ -225,7 +233,7 @@ async function mountAll() {
   const python = new LivePython(config);
   for (const figure of document.querySelectorAll("[data-widget]")) {
     const view = await import(absolute(figure.dataset.view));
-    view.mount(figure, JSON.parse(figure.dataset.params), widgetRuntime(figure, python));
+    view.mount(figure, JSON.parse(figure.dataset.params), new WidgetRuntime(figure, python));
   }
   performance.mark("coursegen:widgets-ready");  // read by benchmarks/widgets.py
 }
