@@ -92,6 +92,7 @@ def load(context, url):
 
 
 def report_bytes(label, fetched):
+    """Print requests and bytes (raw and gzip) with the largest files; return the gzip total."""
     raw, packed = sum(f[1] for f in fetched), sum(f[2] for f in fetched)
     python = [f[0] for f in fetched if any(p in f[0] for p in PYODIDE_PATHS)]
     print(f"  {label:<34} {len(fetched):3d} requests  {raw / 1024:7.1f} KB raw  {packed / 1024:6.1f} KB gzip"
@@ -102,6 +103,7 @@ def report_bytes(label, fetched):
 
 
 def run(args):
+    """Build, serve and measure the page and its peer in one Chromium session."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
         site = build(Path(args.course), Path(tmp), args.pyodide)
@@ -127,6 +129,7 @@ PAINT = "() => performance.getEntriesByName('first-contentful-paint')[0]?.startT
 
 
 def timing(page, peer):
+    """Print navigation → first paint (beside the peer's) and → widgets mounted."""
     paint, peer_paint = page.evaluate(PAINT), peer.evaluate(PAINT)
     ready = page.evaluate("() => performance.getEntriesByName('coursegen:widgets-ready')[0]?.startTime ?? -1")
     print(f"navigation → first contentful paint, baked results included: {paint:.1f} ms "
@@ -135,6 +138,7 @@ def timing(page, peer):
 
 
 def moves(page, count):
+    """Print slider-input → verdict latency beside a no-op input listener."""
     out = page.evaluate(MOVES_JS, {"figure": "#widget-overflow-slider", "moves": count})
     ours, noop = out["ours"], out["noop"]
     print(f"slider input → verdict updated over {count} moves: p50 {statistics.median(ours):.2f} ms, "
@@ -144,6 +148,7 @@ def moves(page, count):
 
 
 def live(page):
+    """Ask for live Python and print when the runtime booted and how the kernels stage ended."""
     clicked = page.evaluate(STATUS_JS, "#widget-overflow-slider")
     deadline = time.time() + 180
     while time.time() < deadline:
@@ -163,6 +168,7 @@ def live(page):
 
 
 def main(argv=None):
+    """Parse the command line and run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--course", default=str(REPO))
     parser.add_argument("--pyodide", default=str(REPO / "node_modules" / "pyodide"))
