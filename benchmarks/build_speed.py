@@ -31,27 +31,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generated_course import copy_engine_parts, write_course, write_mkdocs_project  # noqa: E402
 
 MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+           "use = resource.getrusage(resource.RUSAGE_CHILDREN); print(use.ru_maxrss, use.ru_utime + use.ru_stime)")
 
 
-def timed_process(command: list[str]) -> tuple[float, int]:
-    """Return (wall seconds, peak RSS in KiB of its largest process) for one command run."""
+def timed_process(command: list[str]) -> tuple[float, int, float]:
+    """Return (wall seconds, peak RSS in KiB of its largest process, CPU seconds of all its processes)."""
     started = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", MEASURE, *command], check=True, capture_output=True, text=True)
-    return time.perf_counter() - started, int(out.stdout.strip().splitlines()[-1])
+    peak, cpu = out.stdout.strip().splitlines()[-1].split()
+    return time.perf_counter() - started, int(peak), float(cpu)
 
 
-def full_builds(course: Path, mkdocs: Path, repeat: int) -> dict[str, tuple[float, int]]:
-    """Return the median wall time and peak memory of full builds by each generator, interleaved."""
+def full_builds(course: Path, mkdocs: Path, repeat: int) -> dict[str, tuple[float, int, float]]:
+    """Return median wall time, peak memory and median CPU time of full builds by each generator, interleaved."""
     commands = {"coursegen": [sys.executable, str(REPO / "build.py"), "--root", str(course), "build",
                               "--out", str(course / "out")],
                 "mkdocs": [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(mkdocs / "mkdocs.yml"),
                            "-d", str(mkdocs / "out")]}
-    runs: dict[str, list[tuple[float, int]]] = {name: [] for name in commands}
+    runs: dict[str, list[tuple[float, int, float]]] = {name: [] for name in commands}
     for _ in range(repeat):
         for name, command in commands.items():
             runs[name].append(timed_process(command))
-    return {name: (statistics.median(t for t, _ in got), max(m for _, m in got)) for name, got in runs.items()}
+    return {name: (statistics.median(r[0] for r in got), max(r[1] for r in got), statistics.median(r[2] for r in got))
+            for name, got in runs.items()}
 
 
 def wait_for(url: str, marker: str, timeout: float = 120.0, step: float = 0.005) -> float:
@@ -154,7 +156,7 @@ def row(*cells) -> str:
 
 def report(full, in_process, serve, mk_serve, lessons: int) -> None:
     """Print the results as a Markdown table with ratios."""
-    (cg_time, cg_mem), (mk_time, mk_mem) = full["coursegen"], full["mkdocs"]
+    (cg_time, cg_mem, cg_cpu), (mk_time, mk_mem, mk_cpu) = full["coursegen"], full["mkdocs"]
     latencies, rebuilds, serve_mem = serve
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"]
     print(f"\n{lessons} generated lessons; {os.cpu_count()} cores, load average {' '.join(load)}\n")
@@ -162,6 +164,8 @@ def report(full, in_process, serve, mk_serve, lessons: int) -> None:
     print(row("---", "---:", "---:", "---:"))
     print(row("full build, command line (median)", f"{cg_time:.2f} s", f"{mk_time:.2f} s",
               f"{mk_time / cg_time:.1f}x faster (target 3x)"))
+    print(row("CPU time of a full build, all processes (median)", f"{cg_cpu:.2f} s", f"{mk_cpu:.2f} s",
+              f"{mk_cpu / cg_cpu:.1f}x less"))
     print(row("peak memory, full build (largest process)", f"{cg_mem / 1024:.0f} MiB", f"{mk_mem / 1024:.0f} MiB",
               f"{cg_mem / mk_mem:.2f}x"))
     for label, seconds in in_process.items():

@@ -165,6 +165,22 @@ def register_block(md: MarkdownIt, name: str, render) -> None:
     from mdit_py_plugins.container import container_plugin
     md.use(container_plugin, name=name, render=render)
     md.block_names.add(name)
+    # One rule tries every container, and only on lines that start with ':' (a dozen separate
+    # rules, each called at every line of every page, cost a tenth of the parse).
+    rule = next(r for r in md.block.ruler.__rules__ if r.name == f"container_{name}")
+    md.block.ruler.disable(rule.name)
+    if not hasattr(md, "container_rules"):
+        md.container_rules = []
+        md.block.ruler.before("fence", "containers", _containers, {"alt": ["paragraph", "reference", "blockquote", "list"]})
+    md.container_rules.append(rule.fn)
+
+
+def _containers(state, start_line: int, end_line: int, silent: bool) -> bool:
+    """Block rule: hand a line starting with ':' to each registered container until one takes it."""
+    start = state.bMarks[start_line] + state.tShift[start_line]
+    if state.src[start:start + 1] != ":":
+        return False
+    return any(rule(state, start_line, end_line, silent) for rule in state.md.container_rules)
 
 
 def highlight_code(code: str, lang: str, _attrs) -> str:
