@@ -84,6 +84,11 @@ def test_each_mistake_has_its_own_message(names, content, message, hint):
     ("lambda: 1", "cannot use Lambda syntax"),
     ("10 ** 10 ** 10", "exponent 10000000000 is too large"),
     ("'ab' * 3", "arithmetic works on numbers"),
+    ("1j * 2", "cannot use the constant 1j"),
+    ("1 << 2", "cannot use the operator LShift"),
+    ("~1", "cannot use the operator Invert"),
+    ("sizes.kda_state(*[1, 2, 3])", "calls cannot unpack arguments with * or **"),
+    ("math.pi()", "can only call kernel functions, not math.pi"),
 ])
 def test_expressions_cannot_reach_beyond_the_kernels(names, content, refused):
     with pytest.raises(CalcError, match=None) as caught:
