@@ -171,6 +171,8 @@ def load_kernels(root: Path) -> types.ModuleType:
                         "add kernels/__init__.py importing gates, kda, overflow and sizes")
     name = "_coursegen_kernels_" + _signature(folder)
     if name not in sys.modules:
+        _forget(_LOADED.pop(str(folder), ""))  # the previous version of this folder's kernels
+        _LOADED[str(folder)] = name
         spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
                                                       submodule_search_locations=[str(folder)])
         module = importlib.util.module_from_spec(spec)
@@ -181,6 +183,15 @@ def load_kernels(root: Path) -> types.ModuleType:
             del sys.modules[name]
             raise CalcError(f"kernels/ cannot be imported: {type(err).__name__}: {err}") from None
     return sys.modules[name]
+
+
+_LOADED: dict[str, str] = {}  # kernels folder → name of the package loaded from it
+
+
+def _forget(name: str) -> None:
+    """Drop a loaded kernels package and its submodules from sys.modules."""
+    for module in [m for m in sys.modules if name and (m == name or m.startswith(name + "."))]:
+        del sys.modules[module]
 
 
 def _signature(folder: Path) -> str:

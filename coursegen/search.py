@@ -96,7 +96,7 @@ def is_skipped(tag: str, attrs: dict) -> bool:
             or any("explanation" in c for c in classes))
 
 
-@functools.lru_cache(maxsize=4096)  # serve rebuilds: an unchanged page keeps its (read-only) sections
+@functools.lru_cache(maxsize=1024)  # serve rebuilds: an unchanged page keeps its (read-only) sections
 def page_sections(html: str, page_title: str, kind: str) -> list[Section]:
     """Return the sections of one rendered page body, in document order, empty ones dropped."""
     splitter = SectionSplitter(page_title, kind)
