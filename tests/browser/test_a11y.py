@@ -227,6 +227,7 @@ def test_print_shows_every_answer_link_targets_and_no_controls(site, context_fac
         answers: [...document.querySelectorAll('details .question-answer-body, details.widget-code > p')]
             .map(el => el.checkVisibility()),
         header: document.querySelector('.site-header').checkVisibility(),
+        options: [...document.querySelectorAll('.choice-option')].map(el => el.checkVisibility()),
         inputs: [...document.querySelectorAll('[data-widget] input')].some(el => el.checkVisibility()),
         result: document.querySelector('[data-widget-result]').checkVisibility(),
         link: getComputedStyle(document.querySelector('.unit-body a[href^="http"], .unit-body a[href$=".html"],'
@@ -234,4 +235,5 @@ def test_print_shows_every_answer_link_targets_and_no_controls(site, context_fac
     })""")
     assert hidden["answers"] and all(hidden["answers"]), hidden
     assert not hidden["header"] and not hidden["inputs"] and hidden["result"]
+    assert hidden["options"] and all(hidden["options"]), "a choice question prints its options"
     assert "attr(href)" in hidden["link"] or ".html" in hidden["link"], hidden["link"]
