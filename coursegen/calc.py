@@ -16,7 +16,6 @@ import sys
 import types
 from pathlib import Path
 
-import numpy as np
 from markdown_it.common.utils import escapeHtml
 
 from .calc_eval import CalcError, evaluate
@@ -83,10 +82,8 @@ def split_role(content: str) -> tuple[str, str | None, str, str | None]:
 
 def as_number(value, expression: str) -> float | int:
     """Return a plain int or float for a kernel result, or raise CalcError when it is not one number."""
-    if isinstance(value, np.ndarray) and value.size == 1:
-        value = value.reshape(()).item()
-    elif isinstance(value, np.generic):
-        value = value.item()
+    if not isinstance(value, (int, float)) and getattr(value, "size", None) == 1 and hasattr(value, "item"):
+        value = value.item()  # a numpy scalar or one-element array (numpy is not imported here: startup time)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         kind = type(value).__name__
         hint = ("pick one entry, e.g. [" + repr(sorted(value)[0]) + "]") if isinstance(value, dict) and value else ""

@@ -62,7 +62,7 @@ class BuildCache:
         self.md = None
         self.env = None
         self.pages: dict[str, tuple] = {}  # path → (parse key, Page, problems, short hash of the key)
-        self.rendered: dict[str, tuple[str, bytes]] = {}  # slug → (render key, bytes with markers)
+        self.rendered: dict[str, tuple[str, list[bytes]]] = {}  # slug → (render key, page split at its markers)
         self.parsed: list[str] = []  # paths parsed by the last build
         self.rerendered: list[str] = []  # slugs rendered by the last build
         self._shared: dict[str, str] = {}
@@ -121,9 +121,10 @@ class BuildCache:
         cached = self.rendered.get(unit.slug)
         if cached is None or cached[0] != key:
             marked = render_unit(env, unit, course, {**common, "asset": _marking(common["asset"])})
-            self.rendered[unit.slug] = cached = (key, marked)
+            self.rendered[unit.slug] = cached = (key, MARKER.split(marked))
             self.rerendered.append(unit.slug)
-        return MARKER.sub(lambda m: common["asset"](m.group(1).decode()).encode(), cached[1])
+        parts = cached[1]  # text, asset name, text, asset name, …, text
+        return b"".join(part if i % 2 == 0 else common["asset"](part.decode()).encode() for i, part in enumerate(parts))
 
 
 def _marking(asset):

@@ -1,6 +1,7 @@
 """Link stage: put pages in course order, check cross-references, compute navigation once."""
 from __future__ import annotations
 
+import functools
 import re
 
 from .config import CONFIG_NAME, CourseConfig
@@ -54,7 +55,12 @@ def _unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, draf
 
 def page_ids(page: Page) -> set[str]:
     """Return every element id on a page (headings, questions, footnotes, widgets)."""
-    return set(ID_ATTR.findall(page.html))
+    return set(_ids_in(page.html))
+
+
+@functools.lru_cache(maxsize=1024)  # serve: an unchanged page's ids are not searched for again
+def _ids_in(html: str) -> frozenset[str]:
+    return frozenset(ID_ATTR.findall(html))
 
 
 def check_links(course: Course, problems: Problems) -> None:

@@ -38,6 +38,7 @@ def names():
     ("math.exp(-20) | sci:2", "2.1 × 10⁻⁹"),
     ("overflow.reciprocal_profile_bf16(-5, 4).max() | sci:3", "4.84 × 10⁸"),
     ("2 ** 10 | , | = 1,024", "1,024"),
+    ("overflow.reciprocal_profile_bf16(-5, 1) | sci:3", "1.48 × 10²"),
 ])
 def test_a_role_shows_the_kernel_value_in_the_requested_format(names, content, shown):
     assert compute(content, names)[1] == shown
@@ -64,6 +65,8 @@ def test_the_shown_number_follows_the_kernel_not_a_copy(names):
     ("sizes.moe_params(10, 20, 8, 2)['totl']", "{calc} 'sizes.moe_params(10, 20, 8, 2)['totl']' failed: KeyError",
      "did you mean 'total'?"),
     (" | .2f", "{calc} has no expression", ""),
+    ("overflow.reciprocal_profile_bf16(-5, 2)", "{calc} 'overflow.reciprocal_profile_bf16(-5, 2)' gives a ndarray, "
+                                                "not a number", ""),
     ("1 | .2f | .3f", "{calc} has more than one format: '.3f'", ""),
 ])
 def test_each_mistake_has_its_own_message(names, content, message, hint):
