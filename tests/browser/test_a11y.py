@@ -237,3 +237,16 @@ def test_print_shows_every_answer_link_targets_and_no_controls(site, context_fac
     assert not hidden["header"] and not hidden["inputs"] and hidden["result"]
     assert hidden["options"] and all(hidden["options"]), "a choice question prints its options"
     assert "attr(href)" in hidden["link"] or ".html" in hidden["link"], hidden["link"]
+
+
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_only_learners_who_accept_motion_see_the_search_dialog_animate(motion, site, context_factory):
+    page = open_page(context_factory(reduced_motion=motion), site, "moon.html")
+    page.keyboard.press("/")
+    moving = page.evaluate("""() => [...document.querySelectorAll('*')].filter(el => {
+        const style = getComputedStyle(el);
+        const seconds = (list) => list.split(',').some(t => parseFloat(t) > 0.01);
+        return style.animationName !== 'none' || seconds(style.transitionDuration)
+            || style.scrollBehavior === 'smooth';
+    }).map(el => el.tagName.toLowerCase() + '.' + el.className)""")
+    assert moving == ([] if motion == "reduce" else ["dialog.search"])
