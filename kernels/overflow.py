@@ -285,26 +285,29 @@ def _one_reference(a, b, gam, tile, scratch, work):
 def _tile_references(a, b, gam, tile, scratch):
     """decay_gram measuring each row of tiles from the middle of its own query tile.
 
-    Keys before that tile get factors <= 1, keys inside it at most e^(span/2).
+    With mid_p the log-decay in the middle of tile p, a query in tile p gets
+    e^(G_i - mid_p) and a key in tile q <= p gets e^(mid_q - G_j) * e^(mid_p - mid_q):
+    the last factor is <= 1, the first two at most e^(span/2) of one tile.
     """
     m, c, d = gam.shape
-    gt = gam.reshape(m, c // tile, tile, d)
-    mid = gt[:, :, tile // 2, None]
+    p = c // tile
+    gt = gam.reshape(m, p, tile, d)
+    mid = gt[:, :, tile // 2]
     e = scratch("e", gt.shape)
-    np.exp(np.subtract(gt, mid, out=e), out=e)
+    np.exp(np.subtract(gt, mid[:, :, None], out=e), out=e)
     scaled = scratch("scaled", (len(a), m, c, d))
     for h, x in enumerate(a):
         np.multiply(x, e.reshape(m, c, d), out=scaled[h])
-    gram, keys = scratch("gram", (len(a), m, c, c)), scratch("keys", gam.shape)
-    for p, lo in enumerate(range(0, c, tile)):
-        hi = lo + tile
-        kp = keys[:, :hi]
-        np.exp(np.subtract(mid[:, p], gam[:, :hi], out=kp), out=kp)
-        np.matmul(scaled[:, :, lo:hi], np.multiply(b[:, :hi], kp, out=kp).swapaxes(-1, -2),
-                  out=gram[:, :, lo:hi, :hi])
-    from_start = np.multiply(e, np.exp(mid), out=scratch("from_start", gt.shape)).reshape(m, c, d)
-    to_end = np.divide(np.exp(gam[:, -1:, None] - mid), e, out=scratch("to_end", gt.shape)).reshape(m, c, d)
-    return gram, from_start, to_end
+    keys = np.divide(b.reshape(m, p, tile, d), e, out=scratch("keys", gt.shape))
+    bridge = np.exp(np.minimum(mid[:, :, None] - mid[:, None], 0.0))[..., None, :]  # (m, p, q, 1, d)
+    gram = scratch("gram", (len(a), m, c, c))
+    for i in range(p):
+        lo, hi = i * tile, (i + 1) * tile
+        kp = np.multiply(keys[:, :i + 1], bridge[:, i, :i + 1], out=scratch("kp", (m, i + 1, tile, d)))
+        np.matmul(scaled[:, :, lo:hi], kp.reshape(m, hi, d).swapaxes(-1, -2), out=gram[:, :, lo:hi, :hi])
+    from_start = np.multiply(e, np.exp(mid)[:, :, None], out=scratch("from_start", gt.shape))
+    to_end = np.divide(np.exp(gam[:, -1:] - mid)[:, :, None], e, out=scratch("to_end", gt.shape))
+    return gram, from_start.reshape(m, c, d), to_end.reshape(m, c, d)
 
 
 def decay_gram(a, b, gam, tile=16, scratch=None):
