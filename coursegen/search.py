@@ -17,6 +17,8 @@ STORED = ["url", "title", "where", "kind", "text"]  # search.js cuts the snippet
 HEADINGS = {"h2", "h3", "h4"}
 SKIPPED = {"script", "style", "sup", "button", "template"}  # no prose for a reader to find
 # Answers and explanations stay out too: a search result must not give away a review's answer.
+# So do a widget's Python source and its live-run panel, the same words on every widget.
+SKIPPED_ATTRS = {"data-answer", "data-widget-code", "data-widget-live"}
 INLINE = {"a", "abbr", "b", "code", "em", "i", "kbd", "mark", "s", "small", "span", "strong", "sub", "sup"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
@@ -92,7 +94,7 @@ class SectionSplitter(HTMLParser):
 def is_skipped(tag: str, attrs: dict) -> bool:
     """Return whether an element's text stays out of the index (scripts, diagrams, answers)."""
     classes = (attrs.get("class") or "").split()
-    return (tag in SKIPPED or (tag == "pre" and "diagram" in classes) or "data-answer" in attrs
+    return (tag in SKIPPED or (tag == "pre" and "diagram" in classes) or not SKIPPED_ATTRS.isdisjoint(attrs)
             or any("explanation" in c for c in classes))
 
 

@@ -19,6 +19,8 @@ PAGE = """
 <details class="question-answer" data-answer><summary>Model answer</summary><p>Secretanswer here.</p></details>
 </section>
 <p>Delta text after the question.</p>
+<figure data-widget="w"><div data-widget-live><p>Showing results computed when built.</p></div>
+<details><summary>Show the Python</summary><div data-widget-code><pre>def run(): pass</pre></div></details></figure>
 <h3 id="second">Second</h3>
 <table><tr><td>cell</td><td>next</td></tr></table>
 """
@@ -34,13 +36,13 @@ def test_a_page_is_cut_into_sections_at_its_anchored_headings():
 
 def test_text_after_a_question_belongs_to_the_section_around_it():
     first = page_sections(PAGE, "The page", "lesson")[1]
-    assert first.text == "Alpha text. Beta text. Delta text after the question."
+    assert first.text == "Alpha text. Beta text. Delta text after the question. Show the Python"
 
 
 def test_scripts_diagrams_and_answers_stay_out_of_the_index_and_cells_stay_apart():
     sections = page_sections(PAGE, "The page", "lesson")
     everything = " ".join(s.text + " " + s.title for s in sections)
-    for hidden in ("scriptword", "Secretanswer", "──▶", "Model answer"):
+    for hidden in ("scriptword", "Secretanswer", "──▶", "Model answer", "def run", "computed when built"):
         assert hidden not in everything
     assert sections[-1].text == "cell next"
 
