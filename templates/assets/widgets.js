@@ -83,14 +83,15 @@ class LivePython extends EventTarget {
 /** The baked states of one figure: look one up by its parameters. */
 function bakedStates(figure) {
   const data = readJSON(figure.querySelector("[data-widget-states]"));
+  const names = Object.keys(data.params);
+  const key = (values) => JSON.stringify(values);
   const table = new Map();
-  const width = data.params.length;
-  for (const row of data.rows) {
+  data.params[names[0]].forEach((_, i) => {
     const result = { ...data.const };
-    data.keys.forEach((key, i) => { result[key] = row[width + i]; });
-    table.set(JSON.stringify(row.slice(0, width)), result);
-  }
-  return (params) => table.get(JSON.stringify(data.params.map((name) => params[name])));
+    for (const [output, column] of Object.entries(data.outputs)) result[output] = column[i];
+    table.set(key(names.map((name) => data.params[name][i])), result);
+  });
+  return (params) => table.get(key(names.map((name) => params[name])));
 }
 
 /** Read the form into typed parameters; returns [params, problem sentence or ""]. */

@@ -197,10 +197,10 @@ def baked_result(page, figure: str) -> dict:
     """Return the baked result for the figure's page parameters."""
     params = json.loads(page.locator(figure).get_attribute("data-params"))
     data = json.loads(page.locator(f"{figure} [data-widget-states]").text_content())
-    width = len(data["params"])
-    for row in data["rows"]:
-        if [params[name] for name in data["params"]] == row[:width]:
-            return {**data["const"], **dict(zip(data["keys"], row[width:]))}
+    count = len(next(iter(data["params"].values())))
+    for i in range(count):
+        if all(column[i] == params[name] for name, column in data["params"].items()):
+            return {**data["const"], **{key: column[i] for key, column in data["outputs"].items()}}
     raise AssertionError(f"no baked state for {params}")
 
 

@@ -10,9 +10,10 @@ def figure_states(html: str, name: str) -> list[tuple[dict, dict]]:
     figure = html[html.index(f'data-widget="{name}"'):]
     data = json.loads(re.search(r"<script type=\"application/json\" data-widget-states>(.*?)</script>",
                                 figure, re.S).group(1))
-    width = len(data["params"])
-    return [(dict(zip(data["params"], row[:width])), {**data["const"], **dict(zip(data["keys"], row[width:]))})
-            for row in data["rows"]]
+    count = len(next(iter(data["params"].values())))
+    return [({name: column[i] for name, column in data["params"].items()},
+             {**data["const"], **{key: column[i] for key, column in data["outputs"].items()}})
+            for i in range(count)]
 
 
 def runtime_settings(html: str) -> dict:
