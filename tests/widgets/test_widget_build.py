@@ -30,7 +30,7 @@ def test_every_baked_overflow_state_equals_a_direct_kernels_call(outputs):
         for key in ("fits", "verdict", "worst_log_decay", "largest_safe_tile"):
             assert result[key] == direct[key], (params, key)
         assert result["margin_nats"] == round(direct["margin_nats"], 4)
-        assert result["log10"] == [round(p["log10_reciprocal"], 2) for p in direct["positions"]]
+        assert result["log10"] == [round(p["log10_reciprocal"], 1) for p in direct["positions"]]
         assert result["finite"] == "".join("1" if p["bf16_finite"] else "0" for p in direct["positions"])
 
 

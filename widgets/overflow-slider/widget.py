@@ -27,10 +27,10 @@ def num(x):
 def run(g_min, tile):
     """Return what the widget shows for one decay floor and tile length."""
     a = overflow.analyse(g_min, tile)
-    log10 = [round(p["log10_reciprocal"], 2) for p in a["positions"]]  # plenty for a chart
+    exact = [p["log10_reciprocal"] for p in a["positions"]]
     overflowing = [p["position"] for p in a["positions"] if not p["bf16_finite"]]
     sign = "+" if a["margin_nats"] >= 0 else "−"
-    chart = (f"log₁₀(1/Γ) climbs from {num(log10[0])} at position 1 to {num(log10[-1])} at position "
+    chart = (f"log₁₀(1/Γ) climbs from {num(exact[0])} at position 1 to {num(exact[-1])} at position "
              f"{tile}; BF16's ceiling is {num(a['bf16_max_log10'])}. ")
     chart += (f"Positions {overflowing[0]} to {tile} overflow in BF16." if overflowing
               else "Every position stays finite in BF16.")
@@ -38,7 +38,8 @@ def run(g_min, tile):
         "g_min": a["g_min"], "tile": a["tile"], "fits": a["fits"], "verdict": a["verdict"],
         "worst_log_decay": a["worst_log_decay"], "margin_nats": round(a["margin_nats"], 4),
         "largest_safe_tile": a["largest_safe_tile"],
-        "log10": log10, "finite": "".join("1" if p["bf16_finite"] else "0" for p in a["positions"]),
+        "log10": [round(x, 1) for x in exact],  # a bar's height: a tenth is finer than a pixel
+        "finite": "".join("1" if p["bf16_finite"] else "0" for p in a["positions"]),
         "ceiling_log10": round(a["bf16_max_log10"], 3),
         "product_text": f"{num(abs(a['g_min']))} × {tile} = {num(a['worst_log_decay'])} nats",
         "bound_text": sci(a["reciprocal_bound"]),
