@@ -1,6 +1,7 @@
 """The plain data passed between stages. Every stage returns new values; nothing is mutated later."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 
@@ -84,7 +85,7 @@ class Course:
     config: object  # CourseConfig
     units: tuple[Unit, ...] = field(default_factory=tuple)
 
-    @property
+    @functools.cached_property  # computed once: every page asks for its neighbours
     def written(self) -> tuple[Unit, ...]:
         return tuple(u for u in self.units if u.page)
 
