@@ -144,3 +144,17 @@ def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_cour
     crashed = events.next_after(first["serial"])
     assert crashed["type"] == "error" and "the build crashed" in crashed["problems"][0]
     assert "Second lesson" in fetch(server.url + "second.html")
+
+
+def test_before_any_good_build_every_page_lists_the_problems(mini_course):
+    import urllib.error
+    (mini_course / "course.yaml").write_text("title: [broken\n")
+    server = LiveServer(mini_course, BuildOptions(), port=0, log=lambda text: None).start(watch=False)
+    try:
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(server.url + "second.html", timeout=10)
+        body = caught.value.read().decode()
+        assert caught.value.code == 503 and "course.yaml:" in body and SCRIPT_PATH in body
+    finally:
+        server.stop()
+    assert not (mini_course / "site").exists()
