@@ -128,19 +128,22 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+ONE_BUILD = ("import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
+             "from coursegen.incremental import BuildCache; from coursegen.pipeline import build_site; "
+             "root, cache = Path(sys.argv[2]), BuildCache(parallel=sys.argv[3] == '1'); "
+             "t = time.perf_counter(); build_site(root, cache=cache); full = time.perf_counter() - t; "
+             "t = time.perf_counter(); build_site(root, cache=cache); print(full, time.perf_counter() - t)")
+
+
 def in_process_builds(course: Path) -> dict[str, float]:
-    """Return seconds for one full build in this process: worker processes on and off, then a no-op rebuild."""
-    from coursegen.incremental import BuildCache
-    from coursegen.pipeline import build_site
+    """Return seconds for one full build after start-up (fresh process each), parse workers off and on,
+    and for a second build with nothing changed."""
     times = {}
-    for label, parallel in (("in-process, 1 process", False), ("in-process, 2 worker processes", True)):
-        started = time.perf_counter()
-        cache = BuildCache(parallel=parallel)
-        build_site(course, cache=cache)
-        times[label] = time.perf_counter() - started
-    started = time.perf_counter()
-    build_site(course, cache=cache)
-    times["in-process rebuild, nothing changed"] = time.perf_counter() - started
+    for label, parallel in (("build_site alone, 1 process", "0"), ("build_site alone, 2 parse workers", "1")):
+        out = subprocess.run([sys.executable, "-c", ONE_BUILD, str(REPO), str(course), parallel],
+                             check=True, capture_output=True, text=True).stdout.split()
+        times[label], again = float(out[0]), float(out[1])
+    times["build_site again, nothing changed"] = again
     return times
 
 
