@@ -1,1 +1,1 @@
-try{var t=localStorage.getItem("coursegen:theme");if(t==="dark"||t==="light")document.documentElement.dataset.theme=t}catch(e){}
+document.documentElement.classList.add("js");try{var t=localStorage.getItem("coursegen:theme");if(t==="dark"||t==="light")document.documentElement.dataset.theme=t}catch(e){}

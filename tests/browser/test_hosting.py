@@ -151,3 +151,22 @@ def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(min
         page.keyboard.press("Enter")
         page.wait_for_url(re.compile(r"first\.html#code-and-a-diagram$"))
     watch.assert_clean()
+
+
+def test_the_header_and_page_do_not_move_when_scripts_show_the_header_buttons(mini_site, context_factory):
+    # A phone-sized window, where the buttons' room decides whether the course title wraps.
+    page = context_factory(viewport={"width": 412, "height": 823}).new_page()
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    with serving(mini_site) as base:
+        for name in ("index.html", "first.html"):
+            page.goto(base + name)
+            page.locator("[data-search-open]").wait_for(state="visible")
+            shifts = page.evaluate("""() => new Promise(done => {
+                const seen = [];  // the observer calls back only when there was a shift
+                const mine = (entry) => entry.sources.some(s => s.node && s.node.nodeType === 1
+                    && (s.node.closest('.site-header') || s.node.matches('main')));
+                new PerformanceObserver(list => seen.push(...list.getEntries().filter(mine).map(e => e.value)))
+                    .observe({type: 'layout-shift', buffered: true});
+                setTimeout(() => done(seen), 300);
+            })""")
+            assert sum(shifts) < 0.01, (name, shifts)
