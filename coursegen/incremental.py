@@ -4,7 +4,8 @@
 cheap. Parsing reuses a page when its *parse key* is unchanged: its own text plus what parsing
 may consult (the set of sources, course.yaml, media files; kernels/ for pages with `{calc}`;
 widgets/, kernels/ and templates/ for pages with widgets). Rendering reuses a unit page when
-its *render key* is unchanged: its parse key, its unit and neighbours, the course outline,
+its *render key* is unchanged: its parse key, its unit and neighbours, the headings of the
+pages it links to, the course outline,
 the configuration, the templates and the serve switch. Asset URLs are not part of the key:
 pages are rendered with a marker in place of each `asset(name)` URL and the markers are
 replaced afterwards, so a new search index does not force every page to re-render.
@@ -112,12 +113,15 @@ class BuildCache:
         self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(root / "templates"))
         self.rendered = {u.slug: self.rendered[u.slug] for u in course.written if u.slug in self.rendered}
         self.rerendered = []
+        self._headings = {u.slug: u.page.headings for u in course.written}
 
     def render_unit(self, env, unit, course, common: dict) -> bytes:
         """Return one unit page, re-rendering it only when its render key changed."""
         prev, next_ = course.neighbours(unit.slug)
+        # Pages show the headings of the sections they link to (a review's revisit list does).
+        linked = tuple((slug, self._headings.get(slug)) for slug in sorted({l.slug for l in unit.page.links}))
         key = digest(self.pages[unit.page.source.path][3], _unit_fields(unit), _unit_fields(prev),
-                     _unit_fields(next_), self._shared["render"])
+                     _unit_fields(next_), linked, self._shared["render"])
         cached = self.rendered.get(unit.slug)
         if cached is None or cached[0] != key:
             marked = render_unit(env, unit, course, {**common, "asset": _marking(common["asset"])})

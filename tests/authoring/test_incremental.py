@@ -161,3 +161,11 @@ def test_parsing_in_worker_processes_gives_the_same_site(tmp_path):
     parallel_cache = BuildCache(parallel=True)
     assert build_site(root, cache=parallel_cache).outputs == serial
     assert len(parallel_cache.parsed) == 30
+
+
+def test_a_retitled_section_rerenders_the_review_that_sends_learners_there(sample_course):
+    cache = BuildCache()
+    build_site(sample_course, cache=cache)
+    replace(sample_course / "lessons" / "02-kda.md", "## Fade, erase, write", "## Fade, Erase, Write")
+    assert outcome(sample_course, cache) == outcome(sample_course)
+    assert "review-a" in cache.rerendered
