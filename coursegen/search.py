@@ -7,9 +7,10 @@ so a result links straight to the place that answers it.
 from __future__ import annotations
 
 import functools
+import html as htmllib
 import json
+import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 INDEX_NAME = "search-index.json"
 FIELDS = ["title", "text"]
@@ -38,11 +39,27 @@ class Section:
         return " ".join("".join(self.words).replace("\u21a9\ufe0e", "").split())
 
 
-class SectionSplitter(HTMLParser):
+# The pages are our own well-formed output (attribute values escaped), so a regular expression
+# walks them several times faster than html.parser: tags, comments and raw script/style bodies.
+TAG = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][\w:-]*)((?:\s[^>]*)?)/?>", re.S)
+ATTR = re.compile(r'([^\s=/]+)(?:\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s>]+)))?')
+RAW_TEXT = {"script", "style"}
+
+
+def parse_attrs(text: str) -> list[tuple[str, str]]:
+    """Return a start tag's attributes as (name, unescaped value) pairs."""
+    return [(m.group(1).lower(), htmllib.unescape(next((g for g in m.groups()[1:] if g is not None), "")))
+            for m in ATTR.finditer(text)]
+
+
+def _text(raw: str) -> str:
+    return htmllib.unescape(raw) if "&" in raw else raw
+
+
+class SectionSplitter:
     """Collect a page's text, starting a new section at each anchored heading or question."""
 
     def __init__(self, page_title: str, kind: str):
-        super().__init__(convert_charrefs=True)
         self.kind = kind
         self.current = Section("", page_title, kind)
         self.sections = [self.current]
@@ -50,6 +67,29 @@ class SectionSplitter(HTMLParser):
         self.skip_depth = 0
         self.label_depth = 0
         self.in_heading = False
+
+    def feed(self, page: str) -> None:
+        """Walk the page's tags and text in order."""
+        position = 0
+        while (match := TAG.search(page, position)) is not None:
+            if match.start() > position:
+                self.handle_data(_text(page[position:match.start()]))
+            position = match.end()
+            closing, tag = match.group(1), (match.group(2) or "").lower()
+            if not tag:
+                continue  # a comment
+            if closing:
+                self.handle_endtag(tag)
+                continue
+            self.handle_starttag(tag, parse_attrs(match.group(3) or ""))
+            if tag in RAW_TEXT:  # skip to the end tag: a script's text is not markup
+                end = page.find(f"</{tag}", position)  # our pages write tags in lowercase
+                position = len(page) if end < 0 else end
+        if position < len(page):
+            self.handle_data(_text(page[position:]))
+
+    def close(self) -> None:
+        """Nothing is buffered (kept for the html.parser-like interface)."""
 
     def handle_starttag(self, tag, attrs):
         self.current.words.append("" if tag in INLINE else " ")  # block edges and <br> are spaces
@@ -143,5 +183,10 @@ def install(md) -> None:
 
 
 def add_files(course, root, assets, problems) -> None:
-    """Add the search corpus as a content-hashed asset reachable as asset('search-index.json')."""
-    assets.add(INDEX_NAME, search_index(course))
+    """Add the search corpus at a fixed path, reachable as asset('search-index.json').
+
+    Not content-hashed on purpose: its URL then stays out of every page's bytes, so editing one
+    lesson in `serve` rewrites that lesson and the corpus, not all pages. search.js revalidates it.
+    """
+    assets.files[INDEX_NAME] = search_index(course)
+    assets.urls[INDEX_NAME] = INDEX_NAME

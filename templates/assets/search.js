@@ -9,7 +9,7 @@ async function loadEngine() {
   const base = document.baseURI;
   const [{ default: MiniSearch }, corpus] = await Promise.all([
     import(new URL(dialog.dataset.searchLib, base).href),
-    fetch(new URL(dialog.dataset.searchIndex, base)).then((r) => r.json()),
+    fetch(new URL(dialog.dataset.searchIndex, base), { cache: "no-cache" }).then((r) => r.json()),
   ]);
   const search = new MiniSearch({
     fields: corpus.fields, storeFields: corpus.storeFields,
