@@ -66,6 +66,7 @@ class BuildCache:
         self.rendered: dict[str, tuple[str, list[bytes]]] = {}  # slug → (render key, page split at its markers)
         self.parsed: list[str] = []  # paths parsed by the last build
         self.rerendered: list[str] = []  # slugs rendered by the last build
+        self.filled: dict[str, tuple] = {}  # slug → (split page, its asset URLs, the joined bytes)
         self._shared: dict[str, str] = {}
 
     def markdown(self, extensions):
@@ -128,7 +129,13 @@ class BuildCache:
             self.rendered[unit.slug] = cached = (key, MARKER.split(marked))
             self.rerendered.append(unit.slug)
         parts = cached[1]  # text, asset name, text, asset name, …, text
-        return b"".join(part if i % 2 == 0 else common["asset"](part.decode()).encode() for i, part in enumerate(parts))
+        names = parts[1::2]
+        urls = tuple(common["asset"](name.decode()) for name in names)
+        filled = self.filled.get(unit.slug)
+        if filled is None or filled[0] is not parts or filled[1] != urls:  # same page, same URLs: same bytes
+            page = b"".join(part if i % 2 == 0 else urls[i // 2].encode() for i, part in enumerate(parts))
+            self.filled[unit.slug] = filled = (parts, urls, page)
+        return filled[2]
 
 
 def _marking(asset):

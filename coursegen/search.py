@@ -163,13 +163,20 @@ def course_documents(course) -> list[dict]:
     """Return one search document per section and question of every published unit."""
     documents = []
     for unit in course.written:
-        where = f"{unit.label} · {unit.title}"
-        for section in page_sections(unit.page.html, unit.title, unit.kind):
-            url = unit.url + (f"#{section.anchor}" if section.anchor else "")
-            documents.append({"id": len(documents), "url": url, "title": section.title or unit.title,
-                              "where": " · ".join(filter(None, [section.label, where])),
-                              "kind": section.kind, "text": section.text})
+        for document in unit_documents(unit.page.html, unit.title, unit.kind, unit.label, unit.url):
+            documents.append({"id": len(documents), **document})
     return documents
+
+
+@functools.lru_cache(maxsize=1024)  # serve rebuilds: only the edited unit is cut up again
+def unit_documents(html: str, title: str, kind: str, label: str, url: str) -> tuple[dict, ...]:
+    """Return one unit's documents (without their course-wide ids); callers must not change them."""
+    where = f"{label} · {title}"
+    return tuple({"url": url + (f"#{section.anchor}" if section.anchor else ""),
+                  "title": section.title or title,
+                  "where": " · ".join(filter(None, [section.label, where])),
+                  "kind": section.kind, "text": section.text}
+                 for section in page_sections(html, title, kind))
 
 
 def search_index(course) -> bytes:
