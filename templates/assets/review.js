@@ -39,10 +39,12 @@ async function start({ course, page }) {
 }
 
 async function enhanceQuestions(questions, store, page) {
-  const [fsrs, schedule, recall, choice, tally, transfer] = await Promise.all(
-    ["vendor/ts-fsrs.js", "review/schedule.js", "review/recall.js", "review/choice.js",
-      "review/tally.js", "review/transfer.js"].map(load));
-  const scheduler = schedule.makeScheduler(fsrs);
+  const [schedule, recall, choice, tally, transfer] = await Promise.all(
+    ["review/schedule.js", "review/recall.js", "review/choice.js", "review/tally.js",
+      "review/transfer.js"].map(load));
+  // The FSRS library is the largest module: fetch it at the first score, not with the page.
+  let scheduler = null;
+  const getScheduler = async () => (scheduler ??= schedule.makeScheduler(await load("vendor/ts-fsrs.js")));
   const announcer = el("p", { class: "visually-hidden", role: "status", "aria-live": "polite" });
   document.body.append(announcer);
   const section = document.querySelector("[data-tally]");
@@ -54,14 +56,22 @@ async function enhanceQuestions(questions, store, page) {
     el, store, seed: store.data.seed, keyOf, dueText: schedule.dueText, nextText: schedule.nextText,
     announce(text) { announcer.textContent = ""; requestAnimationFrame(() => { announcer.textContent = text; }); },
     score(question, value) {
+      // The score and the tally change at once; the next-due date follows when the scheduler is in.
       const key = keyOf(question);
-      const card = scheduler.next(store.record(key).card, value, new Date());
-      store.update(key, { score: value, card, url: `${page}.html#${question.id}`, prompt: promptOf(question) });
+      const previous = store.record(key).card;
+      store.update(key, { score: value, url: `${page}.html#${question.id}`, prompt: promptOf(question) });
       refresh();
-      return card;
+      return getScheduler().then((scheduler) => {
+        const card = scheduler.next(previous, value, new Date());
+        if (store.record(key).score === value) store.update(key, { card });
+        return card;
+      });
     },
     changed: refresh,
   };
+  for (const q of questions) {  // warm the scheduler up as soon as a learner starts on a question
+    for (const type of ["focusin", "pointerdown"]) q.addEventListener(type, getScheduler, { once: true });
+  }
   const views = questions.map((q) => (q.dataset.kind === "choice" ? choice : recall).enhance(q, ctx));
   if (section) {
     transfer.mount(section, { ...ctx, reset: () => views.forEach((v) => v.reset()),

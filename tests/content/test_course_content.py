@@ -164,3 +164,10 @@ def test_the_python_sketch_in_lesson_two_matches_the_kernel():
     expected, final = kda.recurrent(q, k, v, g, beta, scale=1.0)
     np.testing.assert_allclose(np.array(reads), expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(S, final, rtol=1e-12, atol=1e-12)
+
+
+def test_the_map_so_far_marks_an_unwritten_earlier_unit_upcoming_not_covered(site):
+    progress_map = site["review-a.html"].split("data-progress-map", 1)[1].split("</nav>", 1)[0]
+    first = re.search(r'data-unit="k3-at-a-glance">(.*?)</li>', progress_map, re.S).group(1)
+    assert "(upcoming)" in first and "(covered)" not in first
+    assert "(covered)" in re.search(r'data-unit="kda">(.*?)</li>', progress_map, re.S).group(1)

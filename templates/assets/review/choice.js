@@ -43,12 +43,14 @@ export function enhance(question, ctx) {
       note.classList.toggle("is-chosen", locked && Number(note.dataset.feedback) === chosen);
     }
   };
-  buttons.forEach((button) => button.addEventListener("click", () => {
+  buttons.forEach((button) => button.addEventListener("click", async () => {
     const chosen = Number(button.dataset.choose);
     store.update(key, { choice: chosen });
-    const card = ctx.score(question, chosen === correct ? "yes" : "no");
+    const scheduled = ctx.score(question, chosen === correct ? "yes" : "no");
     show();
     body.focus();
+    const card = await scheduled;
+    show(); // again, now with the next-review date
     const verdict = chosen === correct ? "Correct." : "Not right; the correct option is marked.";
     ctx.announce(`${verdict} Next review ${ctx.dueText(card.due, new Date())}.`);
   }));

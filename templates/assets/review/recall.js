@@ -78,9 +78,11 @@ function scoreGroup(question, ctx) {
     },
   };
   for (const button of buttons) {
-    button.addEventListener("click", () => {
-      const card = ctx.score(question, button.dataset.score);
+    button.addEventListener("click", async () => {
+      const scheduled = ctx.score(question, button.dataset.score);
       group.onScore();
+      const card = await scheduled;
+      group.onScore(); // again, now with the next-review date
       ctx.announce(`Scored ${SCORE_LABELS[button.dataset.score].toLowerCase()}. Next review ${ctx.dueText(card.due, new Date())}.`);
     });
   }
