@@ -164,3 +164,20 @@ def test_a_full_distribution_contributes_only_the_wheels_the_kernels_need(widget
     assert copied == ["pyodide/ml-dtypes-1.0-wasm32.whl", "pyodide/numpy-1.0-wasm32.whl",
                       "pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
                       "pyodide/pyodide.mjs", "pyodide/python_stdlib.zip"]
+
+
+def test_the_pinned_integrity_table_matches_the_npm_copy_of_that_version():
+    from coursegen.widget_site import KNOWN_INTEGRITY
+    package = REPO / "node_modules" / "pyodide"
+    version = json.loads((package / "package.json").read_text())["version"]
+    assert KNOWN_INTEGRITY[version] == sri((package / "pyodide.mjs").read_bytes())
+
+
+def test_a_fresh_clone_without_npm_packages_builds_the_sample_course_for_the_cdn(tmp_path):
+    from helpers import copy_course
+    root = copy_course(REPO, tmp_path / "course")
+    (root / "node_modules").unlink()
+    (root / "package.json").unlink()
+    settings = runtime_settings(build_site(root).outputs["sequence-axis.html"].decode())
+    assert settings["integrity"].startswith("sha384-")
+    assert settings["indexURL"] == "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"
