@@ -67,6 +67,7 @@ class BuildCache:
         self.parsed: list[str] = []  # paths parsed by the last build
         self.rerendered: list[str] = []  # slugs rendered by the last build
         self.filled: dict[str, tuple] = {}  # slug → (split page, its asset URLs, the joined bytes)
+        self._headings: dict[str, tuple] = {}  # slug → headings, for the pages that link there
         self._shared: dict[str, str] = {}
 
     def markdown(self, extensions):
@@ -113,6 +114,7 @@ class BuildCache:
         extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
         self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(root / "templates"))
         self.rendered = {u.slug: self.rendered[u.slug] for u in course.written if u.slug in self.rendered}
+        self.filled = {slug: self.filled[slug] for slug in self.rendered if slug in self.filled}
         self.rerendered = []
         self._headings = {u.slug: u.page.headings for u in course.written}
 

@@ -46,7 +46,7 @@ ATTR = re.compile(r'([^\s=/]+)(?:\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s>]+)))?')
 RAW_TEXT = {"script", "style"}
 
 
-def parse_attrs(text: str) -> list[tuple[str, str]]:
+def tag_attrs(text: str) -> list[tuple[str, str]]:
     """Return a start tag's attributes as (name, unescaped value) pairs."""
     return [(m.group(1).lower(), htmllib.unescape(next((g for g in m.groups()[1:] if g is not None), "")))
             for m in ATTR.finditer(text)]
@@ -81,15 +81,12 @@ class SectionSplitter:
             if closing:
                 self.handle_endtag(tag)
                 continue
-            self.handle_starttag(tag, parse_attrs(match.group(3) or ""))
+            self.handle_starttag(tag, tag_attrs(match.group(3) or ""))
             if tag in RAW_TEXT:  # skip to the end tag: a script's text is not markup
                 end = page.find(f"</{tag}", position)  # our pages write tags in lowercase
                 position = len(page) if end < 0 else end
         if position < len(page):
             self.handle_data(_text(page[position:]))
-
-    def close(self) -> None:
-        """Nothing is buffered (kept for the html.parser-like interface)."""
 
     def handle_starttag(self, tag, attrs):
         self.current.words.append("" if tag in INLINE else " ")  # block edges and <br> are spaces
@@ -143,7 +140,6 @@ def page_sections(html: str, page_title: str, kind: str) -> list[Section]:
     """Return the sections of one rendered page body, in document order, empty ones dropped."""
     splitter = SectionSplitter(page_title, kind)
     splitter.feed(html)
-    splitter.close()
     for section in splitter.sections:
         section.title = " ".join(section.title.split())
         section.label = " ".join(section.label.split())
