@@ -53,6 +53,9 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.use(anchors_plugin, min_level=2, max_level=4)
     md.renderer.fence_handlers = {}  # fence name → handler(token, env) -> html
     md.block_names = set()  # names of ::: blocks, for the misspelled-block check
+    # name → analyse(html, source): per-page work of later stages, done while parsing so that it
+    # runs in the parse workers and is cached with the page (search cuts pages into sections).
+    md.page_analysers = {}
     md.add_render_rule("fence", _render_fence)
     for extension in extensions:
         extension.install(md)
@@ -73,7 +76,8 @@ def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Pr
                        "write the lesson, or mark it 'draft: true' and list it later")
     return Page(source=source, meta=meta, html=html, headings=tuple(_headings(tokens)),
                 links=tuple(env["links"]), assets=tuple(env["assets"]),
-                widgets=tuple(env["widgets"]), questions=tuple(env["questions"]))
+                widgets=tuple(env["widgets"]), questions=tuple(env["questions"]),
+                derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()})
 
 
 def _front_matter(tokens, path: str, problems: Problems) -> dict:

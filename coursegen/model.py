@@ -46,6 +46,7 @@ class Page:
     assets: tuple[tuple[str, str], ...] = ()  # (site path, source path) of images and other media
     widgets: tuple[str, ...] = ()  # names of the widgets the page embeds
     questions: tuple = ()  # question records (see coursegen.questions)
+    derived: dict = field(default_factory=dict)  # extension name → what it computed from this page alone
 
     @property
     def slug(self) -> str:

@@ -6,7 +6,6 @@ so a result links straight to the place that answers it.
 """
 from __future__ import annotations
 
-import functools
 import html as htmllib
 import json
 import re
@@ -26,7 +25,7 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 
 @dataclass
 class Section:
-    """A stretch of one page between two headings (or one question), with its text."""
+    """A stretch of one page between two headings (or one question), its text still in pieces."""
 
     anchor: str
     title: str
@@ -34,9 +33,16 @@ class Section:
     words: list[str] = field(default_factory=list)
     label: str = ""  # a question's kind label ("Free recall · lesson 2")
 
-    @property
-    def text(self) -> str:
-        return " ".join("".join(self.words).replace("\u21a9\ufe0e", "").split())
+
+@dataclass(frozen=True)
+class FoundSection:
+    """A finished section: what one search document is made of."""
+
+    anchor: str
+    title: str
+    kind: str
+    label: str
+    text: str
 
 
 # The pages are our own well-formed output (attribute values escaped), so a regular expression
@@ -44,16 +50,14 @@ class Section:
 TAG = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][\w:-]*)((?:\s[^>]*)?)/?>", re.S)
 ATTR = re.compile(r'([^\s=/]+)(?:\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s>]+)))?')
 RAW_TEXT = {"script", "style"}
+PLAIN_ELEMENT, SKIPPED_ELEMENT = (None, False, False), (None, True, False)  # (section to resume, skips?, label?)
+ATTRS_READ = re.compile(r"data-|diagram|explanation|question-kind")  # what is_skipped and the splitter look for
 
 
 def tag_attrs(text: str) -> list[tuple[str, str]]:
     """Return a start tag's attributes as (name, unescaped value) pairs."""
     return [(m.group(1).lower(), htmllib.unescape(next((g for g in m.groups()[1:] if g is not None), "")))
             for m in ATTR.finditer(text)]
-
-
-def _text(raw: str) -> str:
-    return htmllib.unescape(raw) if "&" in raw else raw
 
 
 class SectionSplitter:
@@ -71,28 +75,37 @@ class SectionSplitter:
     def feed(self, page: str) -> None:
         """Walk the page's tags and text in order."""
         position = 0
-        while (match := TAG.search(page, position)) is not None:
-            if match.start() > position:
-                self.handle_data(_text(page[position:match.start()]))
+        for match in TAG.finditer(page):
+            start = match.start()
+            if start < position:
+                continue  # inside a script or style body
+            if start > position:
+                self.handle_data(page[position:start])
             position = match.end()
-            closing, tag = match.group(1), (match.group(2) or "").lower()
-            if not tag:
+            closing, tag, raw_attrs = match.groups()
+            if tag is None:
                 continue  # a comment
+            tag = tag.lower()
             if closing:
                 self.handle_endtag(tag)
-                continue
-            self.handle_starttag(tag, tag_attrs(match.group(3) or ""))
-            if tag in RAW_TEXT:  # skip to the end tag: a script's text is not markup
-                end = page.find(f"</{tag}", position)  # our pages write tags in lowercase
-                position = len(page) if end < 0 else end
+            else:
+                self.handle_starttag(tag, raw_attrs)
+                if tag in RAW_TEXT:  # skip to the end tag: a script's text is not markup
+                    end = page.find(f"</{tag}", position)  # our pages write tags in lowercase
+                    position = len(page) if end < 0 else end
         if position < len(page):
-            self.handle_data(_text(page[position:]))
+            self.handle_data(page[position:])
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, raw_attrs: str) -> None:
         self.current.words.append("" if tag in INLINE else " ")  # block edges and <br> are spaces
         if tag in VOID:
             return
-        attrs = dict(attrs)
+        # Most tags (p, li, Pygments' spans) carry nothing we read: their attributes stay unparsed.
+        if not raw_attrs or not (tag in HEADINGS or ATTRS_READ.search(raw_attrs)):
+            self.open.append(SKIPPED_ELEMENT if tag in SKIPPED else PLAIN_ELEMENT)
+            self.skip_depth += tag in SKIPPED
+            return
+        attrs = dict(tag_attrs(raw_attrs))
         resume = None
         if tag in HEADINGS and attrs.get("id"):
             self.current, self.in_heading = Section(attrs["id"], "", self.kind), True
@@ -105,21 +118,26 @@ class SectionSplitter:
         self.label_depth += label
         self.open.append((resume, skips, label))
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         self.current.words.append("" if tag in INLINE else " ")
         if tag in VOID or not self.open:
             return
         if tag in HEADINGS:
             self.in_heading = False
-        resume, skips, label = self.open.pop()
+        element = self.open.pop()
+        if element is PLAIN_ELEMENT:
+            return
+        resume, skips, label = element
         self.skip_depth -= skips
         self.label_depth -= label
         if resume is not None:  # a question ended: the text after it belongs to the section around it
             self.current = resume
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         if self.skip_depth:
             return
+        if "&" in data:
+            data = htmllib.unescape(data)
         if self.in_heading:
             self.current.title += data
         elif self.label_depth:
@@ -135,17 +153,17 @@ def is_skipped(tag: str, attrs: dict) -> bool:
             or any("explanation" in c for c in classes))
 
 
-@functools.lru_cache(maxsize=1024)  # serve rebuilds: an unchanged page keeps its (read-only) sections
-def page_sections(html: str, page_title: str, kind: str) -> list[Section]:
+def page_sections(html: str, page_title: str, kind: str) -> list[FoundSection]:
     """Return the sections of one rendered page body, in document order, empty ones dropped."""
     splitter = SectionSplitter(page_title, kind)
     splitter.feed(html)
+    found = []
     for section in splitter.sections:
-        section.title = " ".join(section.title.split())
-        section.label = " ".join(section.label.split())
-        if section.kind == "question":
-            section.title = excerpt(section.text)
-    return [s for s in splitter.sections if s.text or s.anchor]
+        text = " ".join("".join(section.words).replace("\u21a9\ufe0e", "").split())  # footnotes' back-arrows
+        if text or section.anchor:
+            title = excerpt(text) if section.kind == "question" else " ".join(section.title.split())
+            found.append(FoundSection(section.anchor, title, section.kind, " ".join(section.label.split()), text))
+    return found
 
 
 def excerpt(text: str, limit: int = 80) -> str:
@@ -159,20 +177,19 @@ def course_documents(course) -> list[dict]:
     """Return one search document per section and question of every published unit."""
     documents = []
     for unit in course.written:
-        for document in unit_documents(unit.page.html, unit.title, unit.kind, unit.label, unit.url):
-            documents.append({"id": len(documents), **document})
+        sections = unit.page.derived.get("search") or _analyse(unit.page.html, unit.page.source)
+        where = f"{unit.label} · {unit.title}"
+        for section in sections:
+            documents.append({"id": len(documents), "url": unit.url + (f"#{section.anchor}" if section.anchor else ""),
+                              "title": section.title or unit.title,
+                              "where": " · ".join(filter(None, [section.label, where])),
+                              "kind": section.kind, "text": section.text})
     return documents
 
 
-@functools.lru_cache(maxsize=1024)  # serve rebuilds: only the edited unit is cut up again
-def unit_documents(html: str, title: str, kind: str, label: str, url: str) -> tuple[dict, ...]:
-    """Return one unit's documents (without their course-wide ids); callers must not change them."""
-    where = f"{label} · {title}"
-    return tuple({"url": url + (f"#{section.anchor}" if section.anchor else ""),
-                  "title": section.title or title,
-                  "where": " · ".join(filter(None, [section.label, where])),
-                  "kind": section.kind, "text": section.text}
-                 for section in page_sections(html, title, kind))
+def _analyse(html: str, source) -> tuple[FoundSection, ...]:
+    """Cut one parsed page into sections (run while parsing, so in the parse workers; see install)."""
+    return tuple(page_sections(html, "", source.kind))
 
 
 def search_index(course) -> bytes:
@@ -182,7 +199,8 @@ def search_index(course) -> bytes:
 
 
 def install(md) -> None:
-    """Search adds no Markdown syntax (the pipeline calls install on every extension)."""
+    """Search adds no Markdown syntax; it cuts each page into sections as soon as it is parsed."""
+    md.page_analysers["search"] = _analyse
 
 
 def add_files(course, root, assets, problems) -> None:
