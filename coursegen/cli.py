@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -62,6 +63,18 @@ def main(argv: list[str] | None = None) -> int:
     write_site(result.outputs, out)
     print(f"built {_summary(result.outputs)} into {out}")
     return 0
+
+
+def run() -> None:
+    """The command's entry point: run `main`, then leave without tearing the interpreter down.
+
+    Nothing is left to clean up by then (files written and closed, child processes joined), and
+    freeing a large course's parsed pages object by object takes about a tenth of a second.
+    """
+    status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def _new(root: Path, args) -> int:

@@ -14,19 +14,17 @@ A fresh cache is a full build, and the same code path, so incremental output equ
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import re
-import threading
 from pathlib import Path
 
 from .errors import Problem, Problems
 from .markdown import ParseContext, make_markdown, parse_source
 from .model import Source
+from .parallel import map_in_two
 from .render import make_environment, render_unit
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: never in author text
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
-PARALLEL_MIN = 24  # parse in worker processes only when at least this many pages changed
 CALC_USE = re.compile(r"\{calc\}`")
 WIDGET_USE = re.compile(r"^\s*(`{3,}|~{3,})\s*widget\b", re.M)
 
@@ -118,25 +116,36 @@ class BuildCache:
         self.rerendered = []
         self._headings = {u.slug: u.page.headings for u in course.written}
 
-    def render_unit(self, env, unit, course, common: dict) -> bytes:
-        """Return one unit page, re-rendering it only when its render key changed."""
+    def render_units(self, env, units, course, common: dict) -> list[bytes]:
+        """Return each unit's page, re-rendering only those whose render key changed."""
+        keys = [self.render_key(unit, course) for unit in units]
+        todo = [(unit, key) for unit, key in zip(units, keys) if self.rendered.get(unit.slug, ("",))[0] != key]
+        marked_common = {**common, "asset": _marking(common["asset"])}
+
+        def render(job) -> list[bytes]:
+            return MARKER.split(render_unit(env, job[0], course, marked_common))
+
+        for (unit, key), parts in zip(todo, map_in_two(render, todo, self.parallel)):
+            self.rendered[unit.slug] = (key, parts)
+        self.rerendered = [unit.slug for unit, _ in todo]
+        return [self.filled_page(unit.slug, common["asset"]) for unit in units]
+
+    def render_key(self, unit, course) -> str:
+        """Return the key that changes whenever re-rendering `unit` could give a different page."""
         prev, next_ = course.neighbours(unit.slug)
         # Pages show the headings of the sections they link to (a review's revisit list does).
         linked = tuple((slug, self._headings.get(slug)) for slug in sorted({l.slug for l in unit.page.links}))
-        key = digest(self.pages[unit.page.source.path][3], _unit_fields(unit), _unit_fields(prev),
-                     _unit_fields(next_), linked, self._shared["render"])
-        cached = self.rendered.get(unit.slug)
-        if cached is None or cached[0] != key:
-            marked = render_unit(env, unit, course, {**common, "asset": _marking(common["asset"])})
-            self.rendered[unit.slug] = cached = (key, MARKER.split(marked))
-            self.rerendered.append(unit.slug)
-        parts = cached[1]  # text, asset name, text, asset name, …, text
-        names = parts[1::2]
-        urls = tuple(common["asset"](name.decode()) for name in names)
-        filled = self.filled.get(unit.slug)
+        return digest(self.pages[unit.page.source.path][3], _unit_fields(unit), _unit_fields(prev),
+                      _unit_fields(next_), linked, self._shared["render"])
+
+    def filled_page(self, slug: str, asset) -> bytes:
+        """Return a rendered page with its asset markers replaced by this build's asset URLs."""
+        parts = self.rendered[slug][1]  # text, asset name, text, asset name, …, text
+        urls = tuple(asset(name.decode()) for name in parts[1::2])
+        filled = self.filled.get(slug)
         if filled is None or filled[0] is not parts or filled[1] != urls:  # same page, same URLs: same bytes
             page = b"".join(part if i % 2 == 0 else urls[i // 2].encode() for i, part in enumerate(parts))
-            self.filled[unit.slug] = filled = (parts, urls, page)
+            self.filled[slug] = filled = (parts, urls, page)
         return filled[2]
 
 
@@ -160,11 +169,6 @@ def _read(file: Path) -> bytes:
     return file.read_bytes() if file.is_file() else b""
 
 
-# ---- parsing many pages, in worker processes when it pays -----------------------------------
-
-_WORK: tuple = ()  # (md, ctx) inherited by forked workers
-
-
 def parse_one(md, source: Source, ctx: ParseContext) -> tuple:
     """Return (Page, problems) for one source, its problems kept apart for the cache."""
     problems = Problems()
@@ -172,23 +176,6 @@ def parse_one(md, source: Source, ctx: ParseContext) -> tuple:
     return page, problems.items
 
 
-def _parse_in_worker(source: Source) -> tuple:
-    return parse_one(*_WORK[:1], source, _WORK[1])
-
-
 def parse_many(md, sources: list[Source], ctx: ParseContext, parallel: bool) -> list[tuple]:
-    """Return (Page, problems) per source, in order; forks two workers for large batches."""
-    global _WORK
-    if not (parallel and len(sources) >= PARALLEL_MIN and _can_fork()):
-        return [parse_one(md, source, ctx) for source in sources]
-    _WORK = (md, ctx)
-    try:
-        with multiprocessing.get_context("fork").Pool(2) as pool:
-            return pool.map(_parse_in_worker, sources, chunksize=max(1, len(sources) // 8))
-    finally:
-        _WORK = ()
-
-
-def _can_fork() -> bool:
-    """Return True when forking is safe: a POSIX system and no other threads holding locks."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    """Return (Page, problems) per source, in order, on two cores for large batches."""
+    return map_in_two(lambda source: parse_one(md, source, ctx), sources, parallel)

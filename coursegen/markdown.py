@@ -274,24 +274,27 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
 
 def _check_blocks_and_math(state) -> None:
     """Report misspelled `:::` blocks, unclosed ones, and math latex2mathml cannot read."""
-    env, lines = state.env, state.src.split("\n")
+    env, lines = state.env, None
     problems, path = env["problems"], env["path"]
-    names = sorted(state.md.block_names)
+    has_math = "$" in state.src  # every math token comes from a '$': most tokens need no look
     for index, token in enumerate(state.tokens):
         line = (token.map[0] + 1) if token.map else 1
         if token.type == "inline" and token.content.startswith(":::"):
             word = token.content.lstrip(":").split(maxsplit=1)[0] if token.content.strip(":").strip() else ""
             if word and state.tokens[index - 1].type == "paragraph_open":
+                names = sorted(state.md.block_names)
                 near = did_you_mean(word, names)
                 problems.error(path, line, f"unknown block '::: {word}'",
                                (near + " " if near else "") + "known blocks are: " + ", ".join(names))
         elif token.type.startswith("container_") and token.type.endswith("_open"):
+            lines = lines or state.src.split("\n")
             end = token.map[1] if token.map else len(lines)
             closing = lines[end].strip() if end < len(lines) else ""
             if not (closing.startswith(":::") and not closing.strip(":").strip()):
                 problems.error(path, line, f"block '{token.markup} {token.info.strip()}' is never closed",
                                f"end it with a line of {token.markup}")
-        _check_math(token, line, env)
+        if has_math:
+            _check_math(token, line, env)
 
 
 def _check_math(token, line: int, env: dict) -> None:

@@ -82,6 +82,8 @@ def add_files(course, root, assets, problems) -> None:
 
 def collect_questions(state) -> None:
     """Validate every question block of the page, record it, and reshape its tokens for rendering."""
+    if ":::" not in state.src:  # every question is a ':::' block
+        return
     env, tokens = state.env, state.tokens
     index = 0
     while index < len(tokens):

@@ -43,8 +43,11 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
     out["index.html"] = _page(env, ["index.html"], common, canonical_path="")
     if cache:
         cache.start_render(course, root, common)
-    for unit in course.written:
-        out[unit.url] = (cache.render_unit if cache else render_unit)(env, unit, course, common)
+    units = course.written
+    pages = cache.render_units(env, units, course, common) if cache else [
+        render_unit(env, unit, course, common) for unit in units]
+    for unit, page in zip(units, pages):
+        out[unit.url] = page
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
     out["404.html"] = _page(env, ["404.html"], common, canonical_path=None)

@@ -29,6 +29,8 @@ def register_role(md: MarkdownIt, name: str, handler) -> None:
 
 def _run_roles(state) -> None:
     """Evaluate every inline role once, with its line (and column in `token.meta`), storing its HTML."""
+    if "}`" not in state.src:  # no role on this page: skip the walk
+        return
     handlers, lines = state.md.role_handlers, state.src.split("\n")
     for block in state.tokens:
         cursor = 0

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 import urllib.request
 
 from helpers import REPO, run_cli, serving
@@ -113,7 +115,20 @@ def test_help_is_available_for_every_command(capsys):
 
 
 def test_console_script_is_declared():
-    assert 'coursegen = "coursegen.cli:main"' in (REPO / "pyproject.toml").read_text()
+    assert 'coursegen = "coursegen.cli:run"' in (REPO / "pyproject.toml").read_text()
+
+
+def test_the_entry_point_exits_with_the_commands_status_and_its_output_flushed(tmp_path):
+    """`run` leaves through os._exit, so the status and every printed line must survive that."""
+    enter = "import sys; from coursegen.cli import run; sys.argv[0] = 'coursegen'; run()"
+    good = subprocess.run([sys.executable, "-c", enter, "--root", str(REPO), "check"],
+                          capture_output=True, text=True, cwd=REPO)
+    assert good.returncode == 0 and good.stdout.startswith("ok: ")
+    bad = subprocess.run([sys.executable, "-c", enter, "--root", str(tmp_path), "build"],
+                         capture_output=True, text=True, cwd=REPO)
+    assert bad.returncode == 1
+    assert "course.yaml:1: no course.yaml found" in bad.stderr and "nothing was written" in bad.stderr
+    assert "Traceback" not in bad.stderr
 
 
 def test_build_py_is_thin():
