@@ -135,13 +135,13 @@ def _parse_units(entries, path: str, problems: Problems):
         yield UnitConfig(line=line, topics=tuple(t for t in topics if isinstance(t, str)), **good)
 
 
-def load_config(root: Path, problems: Problems) -> CourseConfig | None:
-    """Read and validate course.yaml under `root`."""
+def load_config(root: Path, problems: Problems, read=None) -> CourseConfig | None:
+    """Read and validate course.yaml under `root` (`read` as `read_text`, e.g. a caching reader)."""
     file = root / CONFIG_NAME
     if not file.is_file():
         problems.error(CONFIG_NAME, 1, "no course.yaml found", f"create one in {root}")
         return None
-    return parse_config(read_text(file, CONFIG_NAME, problems) or "", problems)
+    return parse_config((read or read_text)(file, CONFIG_NAME, problems) or "", problems)
 
 
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:

@@ -17,7 +17,8 @@ import hashlib
 import re
 from pathlib import Path
 
-from .errors import Problem, Problems
+from .config import CONFIG_NAME, load_config, read_text
+from .errors import Problems
 from .markdown import ParseContext, make_markdown, parse_source
 from .model import Source
 from .parallel import map_in_two
@@ -61,12 +62,37 @@ class BuildCache:
         self.md = None
         self.env = None
         self.pages: dict[str, tuple] = {}  # path → (parse key, Page, problems, short hash of the key)
-        self.rendered: dict[str, tuple[str, list[bytes]]] = {}  # slug → (render key, page split at its markers)
+        self.rendered: dict[str, tuple[tuple, list[bytes]]] = {}  # slug or file name → (render key, split page)
         self.parsed: list[str] = []  # paths parsed by the last build
-        self.rerendered: list[str] = []  # slugs rendered by the last build
+        self.rerendered: list[str] = []  # slugs, and index.html or 404.html, rendered by the last build
         self.filled: dict[str, tuple] = {}  # slug → (split page, its asset URLs, the joined bytes)
         self._headings: dict[str, tuple] = {}  # slug → headings, for the pages that link there
         self._shared: dict[str, str] = {}
+        self._texts: dict[Path, tuple] = {}  # file → ((mtime, size), text) of sources read before
+        self._config: tuple = ()  # (course.yaml's text, its configuration) when it had no problems
+
+    def read_text(self, file: Path, shown: str, problems: Problems) -> str | None:
+        """Return a file's text like `config.read_text`, reading it again only when it changed on disk."""
+        stat = file.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        cached = self._texts.get(file)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        text = read_text(file, shown, problems)
+        if text is not None:  # unreadable text is read (and reported) again on every build
+            self._texts[file] = (stamp, text)
+        return text
+
+    def load_config(self, root: Path, problems: Problems):
+        """Return `config.load_config`'s answer, validated again only when course.yaml's text changed."""
+        file = root / CONFIG_NAME
+        text = self.read_text(file, CONFIG_NAME, Problems()) if file.is_file() else None
+        if self._config and text is not None and self._config[0] is text:  # same file read: same object
+            return self._config[1]
+        before = len(problems.items)
+        config = load_config(root, problems, read=self.read_text)
+        self._config = (text, config) if config is not None and len(problems.items) == before else ()
+        return config
 
     def markdown(self, extensions):
         """Return the parser, made once per cache (extensions install their syntax into it)."""
@@ -99,10 +125,10 @@ class BuildCache:
 
     def parse_key(self, source: Source) -> tuple:
         """Return the key that changes whenever re-parsing `source` could give a different Page."""
-        uses = [self._shared["all"]]
-        if CALC_USE.search(source.text):
+        uses, text = [self._shared["all"]], source.text
+        if "{calc}" in text and CALC_USE.search(text):  # substring tests first: regexes cost more
             uses.append(self._shared["calc"])
-        if WIDGET_USE.search(source.text):
+        if "widget" in text and WIDGET_USE.search(text):
             uses.append(self._shared["widgets"])
         return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
 
@@ -111,7 +137,8 @@ class BuildCache:
         outline = tuple(_unit_fields(u) for u in course.units)
         extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
         self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(root / "templates"))
-        self.rendered = {u.slug: self.rendered[u.slug] for u in course.written if u.slug in self.rendered}
+        kept = [u.slug for u in course.written] + [name for name in self.rendered if "." in name]  # course pages: "index.html"
+        self.rendered = {name: self.rendered[name] for name in kept if name in self.rendered}
         self.filled = {slug: self.filled[slug] for slug in self.rendered if slug in self.filled}
         self.rerendered = []
         self._headings = {u.slug: u.page.headings for u in course.written}
@@ -119,7 +146,7 @@ class BuildCache:
     def render_units(self, env, units, course, common: dict) -> list[bytes]:
         """Return each unit's page, re-rendering only those whose render key changed."""
         keys = [self.render_key(unit, course) for unit in units]
-        todo = [(unit, key) for unit, key in zip(units, keys) if self.rendered.get(unit.slug, ("",))[0] != key]
+        todo = [(unit, key) for unit, key in zip(units, keys) if self.rendered.get(unit.slug, ((),))[0] != key]
         marked_common = {**common, "asset": _marking(common["asset"])}
 
         def render(job) -> list[bytes]:
@@ -127,16 +154,27 @@ class BuildCache:
 
         for (unit, key), parts in zip(todo, map_in_two(render, todo, self.parallel)):
             self.rendered[unit.slug] = (key, parts)
-        self.rerendered = [unit.slug for unit, _ in todo]
+        self.rerendered += [unit.slug for unit, _ in todo]
         return [self.filled_page(unit.slug, common["asset"]) for unit in units]
 
-    def render_key(self, unit, course) -> str:
+    def course_page(self, name: str, render, common: dict) -> bytes:
+        """Return a page made from the course outline, configuration and templates alone (index, 404).
+
+        `render(common)` renders it; it runs again only when what every page shares changed.
+        """
+        key = ("course page", self._shared["render"])
+        if self.rendered.get(name, ((),))[0] != key:
+            self.rendered[name] = (key, MARKER.split(render({**common, "asset": _marking(common["asset"])})))
+            self.rerendered.append(name)
+        return self.filled_page(name, common["asset"])
+
+    def render_key(self, unit, course) -> tuple:
         """Return the key that changes whenever re-rendering `unit` could give a different page."""
         prev, next_ = course.neighbours(unit.slug)
         # Pages show the headings of the sections they link to (a review's revisit list does).
         linked = tuple((slug, self._headings.get(slug)) for slug in sorted({l.slug for l in unit.page.links}))
-        return digest(self.pages[unit.page.source.path][3], _unit_fields(unit), _unit_fields(prev),
-                      _unit_fields(next_), linked, self._shared["render"])
+        return (self.pages[unit.page.source.path][3], _unit_fields(unit), _unit_fields(prev),
+                _unit_fields(next_), linked, self._shared["render"])  # compared, not hashed: cheaper
 
     def filled_page(self, slug: str, asset) -> bytes:
         """Return a rendered page with its asset markers replaced by this build's asset URLs."""

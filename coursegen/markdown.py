@@ -27,7 +27,7 @@ from pygments.util import ClassNotFound
 
 from .errors import Problems, did_you_mean
 from .model import Heading, Link, Page, Source
-from .yamlio import LineDict, YamlError, load_yaml
+from .yamlio import YamlError, load_yaml
 
 FRONT_MATTER_KEYS = {"title": str, "summary": str, "kicker": str, "lede": str,
                      "draft": bool, "number": int, "template": str}

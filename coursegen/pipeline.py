@@ -17,7 +17,6 @@ import jinja2
 
 from . import blocks, calc, checks, hosting, offline, questions, search, widgets
 from .assets import Assets
-from .config import load_config
 from .errors import ContentError, Problem, Problems
 from .link import link_course
 from .incremental import BuildCache
@@ -53,10 +52,10 @@ def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildC
     """
     cache = cache or BuildCache()
     problems = Problems()
-    config = load_config(root, problems)
+    config = cache.load_config(root, problems)
     if config and options.offline:
         config = offline.self_hosted(config)
-    sources = load_sources(root, problems)
+    sources = load_sources(root, problems, read=cache.read_text)
     md = cache.markdown(EXTENSIONS)
     ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
                        extra=prepare_extensions(root, config, problems))

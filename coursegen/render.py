@@ -40,9 +40,9 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
               "serve_mode": options.serve_mode, "total": len(course.units),
               "csp": csp.policy(course.config, root / "templates")}
     out: dict[str, bytes] = dict(assets.files)
-    out["index.html"] = _page(env, ["index.html"], common, canonical_path="")
     if cache:
         cache.start_render(course, root, common)
+    out["index.html"] = _course_page(env, "index.html", "", common, cache)
     units = course.written
     pages = cache.render_units(env, units, course, common) if cache else [
         render_unit(env, unit, course, common) for unit in units]
@@ -50,11 +50,18 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
         out[unit.url] = page
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
-    out["404.html"] = _page(env, ["404.html"], common, canonical_path=None)
+    out["404.html"] = _course_page(env, "404.html", None, common, cache)
     out[".nojekyll"] = b""
     if course.config.base_url:
         out["sitemap.xml"] = sitemap(course).encode()
     return dict(sorted(out.items()))
+
+
+def _course_page(env: jinja2.Environment, name: str, canonical_path, common: dict, cache) -> bytes:
+    """Return the index or 404 page, through the cache when there is one."""
+    def render(context: dict) -> bytes:
+        return _page(env, [name], context, canonical_path=canonical_path)
+    return cache.course_page(name, render, common) if cache else render(common)
 
 
 def render_unit(env: jinja2.Environment, unit: Unit, course: Course, common: dict) -> bytes:

@@ -6,6 +6,7 @@ so a result links straight to the place that answers it.
 """
 from __future__ import annotations
 
+import functools
 import html as htmllib
 import json
 import re
@@ -177,14 +178,21 @@ def course_documents(course) -> list[dict]:
     """Return one search document per section and question of every published unit."""
     documents = []
     for unit in course.written:
-        sections = unit.page.derived.get("search") or _analyse(unit.page.html, unit.page.source)
-        where = f"{unit.label} · {unit.title}"
-        for section in sections:
-            documents.append({"id": len(documents), "url": unit.url + (f"#{section.anchor}" if section.anchor else ""),
-                              "title": section.title or unit.title,
-                              "where": " · ".join(filter(None, [section.label, where])),
-                              "kind": section.kind, "text": section.text})
+        for document in unit_documents(_sections(unit), unit.url, unit.title, unit.label):
+            documents.append({"id": len(documents), **document})
     return documents
+
+
+def _sections(unit) -> tuple[FoundSection, ...]:
+    return unit.page.derived.get("search") or _analyse(unit.page.html, unit.page.source)
+
+
+def unit_documents(sections: tuple[FoundSection, ...], url: str, title: str, label: str) -> list[dict]:
+    """Return one unit's documents, without their course-wide ids."""
+    where = f"{label} · {title}"
+    return [{"url": url + (f"#{section.anchor}" if section.anchor else ""), "title": section.title or title,
+             "where": " · ".join(filter(None, [section.label, where])), "kind": section.kind, "text": section.text}
+            for section in sections]
 
 
 def _analyse(html: str, source) -> tuple[FoundSection, ...]:
@@ -193,9 +201,25 @@ def _analyse(html: str, source) -> tuple[FoundSection, ...]:
 
 
 def search_index(course) -> bytes:
-    """Return the JSON corpus search.js hands to MiniSearch: its options and the documents."""
-    corpus = {"fields": FIELDS, "storeFields": STORED, "documents": course_documents(course)}
-    return json.dumps(corpus, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+    """Return the JSON corpus search.js hands to MiniSearch: its options and the documents.
+
+    The same bytes as `json.dumps` of {"documents", "fields", "storeFields"} with sorted keys, put
+    together from each unit's documents encoded once: in `serve`, an edit re-encodes one unit.
+    """
+    encoded = [text for unit in course.written
+               for text in _encoded_documents(_sections(unit), unit.url, unit.title, unit.label)]
+    # Sorted keys put "id" first in every document: '{"id":7,' then the rest of its encoding.
+    documents = ",".join(f'{{"id":{number},{text[1:]}' for number, text in enumerate(encoded))
+    return f'{{"documents":[{documents}],"fields":{_json(FIELDS)},"storeFields":{_json(STORED)}}}'.encode()
+
+
+@functools.lru_cache(maxsize=4096)
+def _encoded_documents(sections: tuple[FoundSection, ...], url: str, title: str, label: str) -> tuple[str, ...]:
+    return tuple(_json(document) for document in unit_documents(sections, url, title, label))
+
+
+def _json(value) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 def install(md) -> None:

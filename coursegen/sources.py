@@ -17,13 +17,16 @@ def slug_of(file: Path) -> str:
     return NUMBER_PREFIX.sub("", file.stem)
 
 
-def load_sources(root: Path, problems: Problems) -> list[Source]:
-    """Return every readable `.md` source under lessons/ and reviews/, sorted by path."""
+def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]:
+    """Return every readable `.md` source under lessons/ and reviews/, sorted by path.
+
+    `read` is `config.read_text` or one that behaves the same, e.g. a caching reader.
+    """
     sources = []
     for folder, kind in SOURCE_DIRS.items():
         for file in sorted((root / folder).glob("*.md")):
             shown = file.relative_to(root).as_posix()
-            text = read_text(file, shown, problems)
+            text = read(file, shown, problems)
             if text is not None:
                 sources.append(Source(shown, text.replace("\r\n", "\n"), kind, slug_of(file)))
     return sources

@@ -102,7 +102,9 @@ def test_a_new_title_rerenders_the_pages_that_show_it(mini_course):
     outputs = build_site(mini_course, cache=cache).outputs
     assert cache.parsed == ["lessons/02-second.md"]
     assert {"first", "second", "check"} <= set(cache.rerendered)  # neighbours name it in their navigation
+    assert "index.html" in cache.rerendered  # the course map lists it
     assert "Second, renamed" in outputs["first.html"].decode()
+    assert "Second, renamed" in outputs["index.html"].decode()
 
 
 def test_a_template_edit_rerenders_every_page_but_reparses_none(mini_course):
@@ -111,7 +113,7 @@ def test_a_template_edit_rerenders_every_page_but_reparses_none(mini_course):
     append(mini_course / "templates" / "lesson.html", "{# a comment #}\n")
     build_site(mini_course, cache=cache)
     assert cache.parsed == []
-    assert sorted(cache.rerendered) == ["check", "first", "second"]
+    assert sorted(cache.rerendered) == ["404.html", "check", "first", "index.html", "second"]
 
 
 def test_a_kernel_edit_reparses_only_pages_that_compute_with_kernels(mini_course):

@@ -5,7 +5,7 @@ import json
 
 from coursegen.link import ID_ATTR
 from coursegen.pipeline import build_site
-from coursegen.search import INDEX_NAME, page_sections
+from coursegen.search import INDEX_NAME, STORED, page_sections
 
 PAGE = """
 <p>Opening words before any heading.</p>
@@ -66,3 +66,13 @@ def test_every_search_result_links_to_a_page_and_anchor_that_exist(mini_course):
             assert anchor in ID_ATTR.findall(outputs[page].decode()), document["url"]
     assert [d["id"] for d in documents] == list(range(len(documents)))
     assert INDEX_NAME == name
+
+
+def test_the_corpus_is_exactly_the_json_encoding_of_its_documents(mini_course):
+    """search_index assembles the JSON from per-unit pieces; it must equal encoding it in one go."""
+    outputs = build_site(mini_course).outputs
+    corpus = json.loads(outputs[INDEX_NAME])
+    assert corpus["documents"] and corpus["storeFields"] == STORED
+    assert outputs[INDEX_NAME] == json.dumps(corpus, ensure_ascii=False, separators=(",", ":"),
+                                              sort_keys=True).encode()
+    assert "·" in outputs[INDEX_NAME].decode()  # written as itself, not escaped
