@@ -1,11 +1,11 @@
 """Static assets: content-hashed names so browsers may cache them forever."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 from pathlib import Path
 
-from pygments.formatters import HtmlFormatter
 
 
 def hashed_name(site_path: str, data: bytes) -> str:
@@ -33,17 +33,28 @@ class Assets:
 
 
 def load_theme_assets(templates: Path) -> Assets:
-    """Return the stylesheet, scripts and Pygments colours from templates/assets/."""
+    """Return the stylesheet, scripts and Pygments colours from templates/assets/ (a fresh copy)."""
+    files = [file for file in sorted((templates / "assets").rglob("*")) if file.is_file()]
+    stamps = tuple((file, file.stat().st_mtime_ns, file.stat().st_size) for file in files)
+    loaded = _theme_assets(templates, stamps)  # read and hashed again only when a file changed
+    copy = Assets()
+    copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
+    return copy
+
+
+@functools.lru_cache(maxsize=4)
+def _theme_assets(templates: Path, stamps: tuple) -> Assets:
     assets = Assets()
-    for file in sorted((templates / "assets").rglob("*")):
-        if file.is_file():
-            assets.add(file.relative_to(templates / "assets").as_posix(), file.read_bytes())
+    for file, _, _ in stamps:
+        assets.add(file.relative_to(templates / "assets").as_posix(), file.read_bytes())
     assets.add("pygments.css", pygments_css().encode())
     return assets
 
 
+@functools.lru_cache(maxsize=1)
 def pygments_css() -> str:
     """Return code-highlighting colours for the light theme and, scoped, the dark one."""
+    from pygments.formatters import HtmlFormatter  # on first use, like the highlighter (see markdown.py)
     light = HtmlFormatter(style="default").get_style_defs(".highlight")
     dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .highlight")
     return f"{light}\n{dark}\n"

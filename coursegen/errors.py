@@ -1,7 +1,6 @@
 """Author mistakes, collected rather than raised, so one build reports all of them."""
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 
 
@@ -58,6 +57,8 @@ class Problems:
 
 def did_you_mean(word: str, choices) -> str:
     """Return 'did you mean 'x'?' for the nearest choice, or '' when none is close."""
+    import difflib  # here, not at the top: only a build with a mistake needs it
+
     near = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
     return f"did you mean '{near[0]}'?" if near else ""
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import latex2mathml.converter
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.anchors import anchors_plugin
@@ -20,10 +19,6 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
-from pygments import highlight as pygments_highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 
 from .errors import Problems, did_you_mean
 from .model import Heading, Link, Page, Source
@@ -194,20 +189,35 @@ def highlight_code(code: str, lang: str, _attrs) -> str:
     lexer = _lexer(lang)
     if lexer is None:
         return ""
-    body = pygments_highlight(code, lexer, _FORMATTER)
+    from pygments import highlight
+    body = highlight(code, lexer, _formatter())
     return f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">{body}</code></pre>'
 
 
-_FORMATTER = HtmlFormatter(nowrap=True)  # made once: building one costs more than a short highlight
+# Pygments and latex2mathml are imported on first use, not with this module: each costs tens of
+# milliseconds, which a build on two processes then pays in both at once rather than before it
+# splits, and a course without code or math never pays.
+
+@lru_cache(maxsize=1)
+def _formatter():
+    from pygments.formatters import HtmlFormatter
+    return HtmlFormatter(nowrap=True)  # made once: building one costs more than a short highlight
 
 
 @lru_cache(maxsize=256)
 def _lexer(lang: str):
     """Return the Pygments lexer for a fence language, or None when Pygments has none."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
     try:
         return get_lexer_by_name(lang)
     except ClassNotFound:
         return None
+
+
+def _latex_to_mathml(latex: str, **options) -> str:
+    import latex2mathml.converter
+    return latex2mathml.converter.convert(latex, **options)
 
 
 def render_math(latex: str, options) -> str:
@@ -218,7 +228,7 @@ def render_math(latex: str, options) -> str:
 @lru_cache(maxsize=4096)
 def _mathml(latex: str, display: str) -> str:
     try:
-        return latex2mathml.converter.convert(latex, display=display)
+        return _latex_to_mathml(latex, display=display)
     except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
         return f'<code class="math-error">{escapeHtml(latex)}</code>'
 
@@ -310,7 +320,7 @@ def _check_math(token, line: int, env: dict) -> None:
 def _math_problem(latex: str) -> str:
     """Return why latex2mathml cannot read `latex`, or '' when it can (cached: formulas repeat)."""
     try:
-        mathml = latex2mathml.converter.convert(latex)
+        mathml = _latex_to_mathml(latex)
     except Exception as err:  # noqa: BLE001 - any failure is the author's latex
         return str(err) or type(err).__name__.replace("Error", "")
     unknown = re.search(r">(\\[A-Za-z]+)<", mathml)

@@ -6,7 +6,6 @@ so a result links straight to the place that answers it.
 """
 from __future__ import annotations
 
-import functools
 import html as htmllib
 import json
 import re
@@ -206,16 +205,23 @@ def search_index(course) -> bytes:
     The same bytes as `json.dumps` of {"documents", "fields", "storeFields"} with sorted keys, put
     together from each unit's documents encoded once: in `serve`, an edit re-encodes one unit.
     """
-    encoded = [text for unit in course.written
-               for text in _encoded_documents(_sections(unit), unit.url, unit.title, unit.label)]
+    global _ENCODED
+    known, _ENCODED = _ENCODED, {}
+    for unit in course.written:
+        sections, labels = _sections(unit), (unit.url, unit.title, unit.label)
+        cached = known.get(unit.slug)
+        if cached is None or cached[0] is not sections or cached[1] != labels:
+            cached = (sections, labels, [_json(d) for d in unit_documents(sections, *labels)])
+        _ENCODED[unit.slug] = cached
+    encoded = [text for unit in course.written for text in _ENCODED[unit.slug][2]]
     # Sorted keys put "id" first in every document: '{"id":7,' then the rest of its encoding.
     documents = ",".join(f'{{"id":{number},{text[1:]}' for number, text in enumerate(encoded))
     return f'{{"documents":[{documents}],"fields":{_json(FIELDS)},"storeFields":{_json(STORED)}}}'.encode()
 
 
-@functools.lru_cache(maxsize=4096)
-def _encoded_documents(sections: tuple[FoundSection, ...], url: str, title: str, label: str) -> tuple[str, ...]:
-    return tuple(_json(document) for document in unit_documents(sections, url, title, label))
+# slug → (its sections, (url, title, label), its documents' JSON) from the last build: the sections
+# of an unchanged page are the very same object (the build cache keeps its Page), so `is` tells.
+_ENCODED: dict[str, tuple] = {}
 
 
 def _json(value) -> str:
