@@ -22,7 +22,7 @@ from .errors import Problems
 from .markdown import ParseContext, make_markdown, parse_source
 from .model import Source
 from .parallel import map_in_two
-from .render import make_environment, render_unit
+from .render import make_environment, render_unit, unit_template
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: never in author text
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
@@ -152,8 +152,17 @@ class BuildCache:
         def render(job) -> list[bytes]:
             return MARKER.split(render_unit(env, job[0], course, marked_common))
 
-        for (unit, key), parts in zip(todo, map_in_two(render, todo, self.parallel)):
-            self.rendered[unit.slug] = (key, parts)
+        # The first page of each template renders here before the work splits: Jinja compiles a
+        # template and its partials on first use, and the fork then inherits them compiled.
+        seen, warm, rest = set(), [], []
+        for job in todo:
+            name = unit_template(env, job[0]).name
+            (rest if name in seen else warm).append(job)
+            seen.add(name)
+        parts = {unit.slug: render((unit, key)) for unit, key in warm}
+        parts.update((unit.slug, split) for (unit, _), split in zip(rest, map_in_two(render, rest, self.parallel)))
+        for unit, key in todo:
+            self.rendered[unit.slug] = (key, parts[unit.slug])
         self.rerendered += [unit.slug for unit, _ in todo]
         return [self.filled_page(unit.slug, common["asset"]) for unit in units]
 

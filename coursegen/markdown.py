@@ -303,17 +303,16 @@ def _check_blocks_and_math(state) -> None:
             if not (closing.startswith(":::") and not closing.strip(":").strip()):
                 problems.error(path, line, f"block '{token.markup} {token.info.strip()}' is never closed",
                                f"end it with a line of {token.markup}")
-        if has_math:
-            _check_math(token, line, env)
+        if has_math and (token.type.startswith("math_block") or token.type == "inline"):
+            for item in (token,) if token.type != "inline" else token.children or ():
+                if item.type.startswith("math_") and item.content.strip():
+                    _check_math(item.content.strip(), line, env)
 
 
-def _check_math(token, line: int, env: dict) -> None:
-    for item in [token, *(token.children or ())]:
-        if item.type in ("math_inline", "math_block", "math_block_label") and item.content.strip():
-            latex = item.content.strip()
-            reason = _math_problem(latex)
-            if reason:
-                env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
+def _check_math(latex: str, line: int, env: dict) -> None:
+    reason = _math_problem(latex)
+    if reason:
+        env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
 
 
 @lru_cache(maxsize=4096)

@@ -68,15 +68,20 @@ def render_unit(env: jinja2.Environment, unit: Unit, course: Course, common: dic
     """Return one lesson or review page."""
     prev, next_ = course.neighbours(unit.slug)
     page = unit.page
-    names = [f"{unit.kind}-{unit.slug}.html", f"{unit.kind}.html"]
-    if page.meta.get("template"):
-        names.insert(0, page.meta["template"])
-    return _page(env, names, common, canonical_path=unit.url, unit=unit, page=page,
+    return _page(env, [unit_template(env, unit)], common, canonical_path=unit.url, unit=unit, page=page,
                  body=Markup(page.html), toc=[h for h in page.headings if h.level <= 3],
                  prev=prev, next=next_)
 
 
-def _page(env: jinja2.Environment, names: list[str], common: dict, canonical_path, **context) -> bytes:
+def unit_template(env: jinja2.Environment, unit: Unit) -> jinja2.Template:
+    """Return the template a unit's page is made with: its own, its front matter's, or its kind's."""
+    names = [f"{unit.kind}-{unit.slug}.html", f"{unit.kind}.html"]
+    if unit.page.meta.get("template"):
+        names.insert(0, unit.page.meta["template"])
+    return env.select_template(names)
+
+
+def _page(env: jinja2.Environment, names: list, common: dict, canonical_path, **context) -> bytes:
     base_url = common["config"].base_url
     canonical = base_url + canonical_path if base_url and canonical_path is not None else ""
     html = env.select_template(names).render(**common, canonical=canonical, **context)
