@@ -76,3 +76,22 @@ def test_the_corpus_is_exactly_the_json_encoding_of_its_documents(mini_course):
     assert outputs[INDEX_NAME] == json.dumps(corpus, ensure_ascii=False, separators=(",", ":"),
                                               sort_keys=True).encode()
     assert "·" in outputs[INDEX_NAME].decode()  # written as itself, not escaped
+
+
+TRICKY = """
+<!-- <h2 id="commented">Not a heading</h2> -->
+<h2 id="top">Top<sup class="footnote-ref"><a href="#fn1">[1]</a></sup> &amp; more</h2>
+<p>Seen <img data-zoom src="x.png" alt="">after an image.</p>
+<div data-answer><div><div>Deep answer</div></div><p>Still hidden</p></div>
+<p>Visible again, a&lt;b.</p>
+<section id="q-one" data-question="one"><p class="question-kind">Recall</p><p>Asked?</p>
+<div class="choice-explanation"><div>Why not</div></div></section>
+<p>After.</p>
+"""
+
+
+def test_nested_hidden_elements_void_tags_comments_and_footnotes_in_headings():
+    sections = page_sections(TRICKY, "Page", "lesson")
+    assert [(s.anchor, s.title) for s in sections] == [("top", "Top & more"), ("q-one", "Asked?")]
+    assert sections[0].text == "Seen after an image. Visible again, a<b. After."
+    assert (sections[1].label, sections[1].text) == ("Recall", "Asked?")
