@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -48,6 +49,13 @@ class SiteError(Exception):
 def kernels_wheel(root: Path) -> tuple[str, bytes]:
     """Return (site path, bytes) of the deterministic wheel holding the course's kernels/."""
     files = sorted(p for p in (root / "kernels").rglob("*.py") if "__pycache__" not in p.parts)
+    stamps = tuple((p, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    return _wheel(root, stamps, os.environ.get("SOURCE_DATE_EPOCH"))
+
+
+@functools.lru_cache(maxsize=4)  # `serve` rebuilds: zipped again only when a kernel file changed
+def _wheel(root: Path, stamps: tuple, _epoch: str | None) -> tuple[str, bytes]:
+    files = [p for p, _, _ in stamps]
     info = f"kernels-{KERNELS_VERSION}.dist-info"
     metadata = (f"Metadata-Version: 2.1\nName: kernels\nVersion: {KERNELS_VERSION}\n"
                 "Summary: The course's numpy reference kernels\nRequires-Dist: numpy\nRequires-Dist: ml_dtypes\n")
