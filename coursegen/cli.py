@@ -71,9 +71,15 @@ def run() -> None:
     Nothing is left to clean up by then (files written and closed, child processes joined), and
     freeing a large course's parsed pages object by object takes about a tenth of a second.
     """
-    status = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        status = main()
+    except BrokenPipeError:  # whoever read the output stopped (`| head`): nothing left to tell them
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:  # a reader that went away (`| head`) is not the build's problem
+            pass
     os._exit(status)
 
 
