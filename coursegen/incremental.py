@@ -68,13 +68,13 @@ class BuildCache:
         self.filled: dict[str, tuple] = {}  # slug → (split page, its asset URLs, the joined bytes)
         self._headings: dict[str, tuple] = {}  # slug → headings, for the pages that link there
         self._shared: dict[str, str] = {}
-        self._texts: dict[Path, tuple] = {}  # file → ((mtime, size), text) of sources read before
+        self._texts: dict[Path, tuple] = {}  # file → ((inode, mtime, size), text) of sources read before
         self._config: tuple = ()  # (course.yaml's text, its configuration) when it had no problems
 
     def read_text(self, file: Path, shown: str, problems: Problems) -> str | None:
         """Return a file's text like `config.read_text`, reading it again only when it changed on disk."""
         stat = file.stat()
-        stamp = (stat.st_mtime_ns, stat.st_size)
+        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
         cached = self._texts.get(file)
         if cached is not None and cached[0] == stamp:
             return cached[1]
@@ -82,6 +82,12 @@ class BuildCache:
         if text is not None:  # unreadable text is read (and reported) again on every build
             self._texts[file] = (stamp, text)
         return text
+
+    def forget(self, files) -> None:
+        """Read these files again next build, whatever their stamps say (a watcher saw them change:
+        a same-size save within the file system's clock tick keeps its modification time)."""
+        for file in files:
+            self._texts.pop(Path(file), None)
 
     def load_config(self, root: Path, problems: Problems):
         """Return `config.load_config`'s answer, validated again only when course.yaml's text changed."""

@@ -134,6 +134,7 @@ class LiveServer:
     def rebuild(self, changed: list[str] = ()) -> dict:
         """Build (incrementally), write what changed, publish and return the build event."""
         started = time.perf_counter()
+        self.cache.forget(self.root / path for path in changed)
         try:
             result = build_site(self.root, self.options, self.cache)
         except ContentError as err:

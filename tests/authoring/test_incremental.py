@@ -1,6 +1,7 @@
 """Incremental builds: a warm BuildCache redoes little, and its output always equals a full build."""
 from __future__ import annotations
 
+import os
 import random
 import re
 
@@ -171,3 +172,14 @@ def test_a_retitled_section_rerenders_the_review_that_sends_learners_there(sampl
     replace(sample_course / "lessons" / "02-kda.md", "## Fade, erase, write", "## Fade, Erase, Write")
     assert outcome(sample_course, cache) == outcome(sample_course)
     assert "review-a" in cache.rerendered
+
+
+def test_a_same_size_edit_in_the_same_clock_tick_is_seen_once_the_watcher_reports_it(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    cache = BuildCache()
+    build_site(mini_course, cache=cache)
+    stat = lesson.stat()
+    lesson.write_text(lesson.read_text().replace("title: Second lesson", "title: Second lessoN"))
+    os.utime(lesson, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as if saved within one clock tick
+    cache.forget([lesson])
+    assert "Second lessoN" in build_site(mini_course, cache=cache).outputs["second.html"].decode()
