@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import urllib.request
+from html.parser import HTMLParser
 
 from helpers import REPO, run_cli, serving
 from coursegen.pipeline import build_site
@@ -67,6 +68,30 @@ def test_pages_have_title_toc_and_prev_next(mini_course):
     assert "Lesson 2 of 4" in second
     assert 'rel="prev" href="first.html"' in second and 'rel="next" href="check.html"' in second
     assert '<a href="#details">Details</a>' in second
+
+
+def test_the_table_of_contents_nests_sub_sections_inside_their_section(mini_course):
+    """Numbers count sections only: each h3 sits in a list inside its h2's item."""
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + "\n### Inner one\n\nText.\n\n### Inner two\n\nText.\n\n## Outer\n\nText.\n")
+    page = build_site(mini_course).outputs["second.html"].decode()
+    toc = page[page.index('<nav class="toc"'):page.index("</nav>", page.index('<nav class="toc"'))]
+
+    class Depths(HTMLParser):
+        depth, found = 0, []
+
+        def handle_starttag(self, tag, attrs):
+            self.depth += tag == "ol"
+            if tag == "li":
+                self.found.append((dict(attrs)["class"], self.depth))
+
+        def handle_endtag(self, tag):
+            self.depth -= tag == "ol"
+    parser = Depths()
+    parser.feed(toc)
+    assert ("toc-level-3", 2) in parser.found and ("toc-level-2", 1) in parser.found
+    assert all(depth == (1 if level == "toc-level-2" else 2) for level, depth in parser.found)
+    assert parser.depth == 0  # every list closed
 
 
 def test_site_works_under_a_sub_path(mini_course, tmp_path):
