@@ -18,6 +18,7 @@ function setupThemeToggle(button) {
   const sync = () => button.setAttribute("aria-pressed", String(isDark()));
   button.hidden = false;
   sync();
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", sync);  // the system switched
   button.addEventListener("click", () => {
     const next = isDark() ? "light" : "dark";
     applyTheme(next);
