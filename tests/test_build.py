@@ -159,3 +159,20 @@ def test_the_entry_point_exits_with_the_commands_status_and_its_output_flushed(t
 def test_build_py_is_thin():
     assert len((REPO / "build.py").read_text().splitlines()) < 20
     assert shutil.which("python3")
+
+
+def test_the_cycle_collector_is_paused_during_a_build_and_back_after_it(mini_course, tmp_path):
+    import gc
+
+    import pytest
+
+    from coursegen.errors import ContentError
+    from coursegen.pipeline import collector_paused
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    build_site(mini_course)
+    assert gc.isenabled()
+    with pytest.raises(ContentError):
+        build_site(tmp_path)  # no course.yaml
+    assert gc.isenabled()
