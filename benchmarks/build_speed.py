@@ -31,16 +31,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generated_course import copy_engine_parts, write_course, write_mkdocs_project  # noqa: E402
 
-MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
-           "use = resource.getrusage(resource.RUSAGE_CHILDREN); print(use.ru_maxrss, use.ru_utime + use.ru_stime)")
+# A small wrapper process runs the command so that its peak memory and CPU time can be read from
+# getrusage; the wall time is taken inside the wrapper, around the command alone, so the
+# wrapper's own start-up is counted for neither generator.
+MEASURE = ("import resource, subprocess, sys, time; started = time.perf_counter(); "
+           "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); wall = time.perf_counter() - started; "
+           "use = resource.getrusage(resource.RUSAGE_CHILDREN); print(wall, use.ru_maxrss, use.ru_utime + use.ru_stime)")
 
 
 def timed_process(command: list[str]) -> tuple[float, int, float]:
     """Return (wall seconds, peak RSS in KiB of its largest process, CPU seconds of all its processes)."""
-    started = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", MEASURE, *command], check=True, capture_output=True, text=True)
-    peak, cpu = out.stdout.strip().splitlines()[-1].split()
-    return time.perf_counter() - started, int(peak), float(cpu)
+    wall, peak, cpu = out.stdout.strip().splitlines()[-1].split()
+    return float(wall), int(peak), float(cpu)
 
 
 def full_builds(course: Path, mkdocs: Path, repeat: int) -> dict[str, tuple[float, int, float]]:
