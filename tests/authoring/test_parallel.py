@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +56,13 @@ def test_an_error_in_the_work_itself_surfaces_from_this_process():
         return n
     with pytest.raises(ValueError, match="item is bad"):
         map_in_two(broken, ITEMS)
+
+
+def test_text_printed_before_the_split_is_printed_once(tmp_path):
+    """The child inherits this process's output buffer: it must be empty when the fork happens
+    (multiprocessing flushes it; a hand-made fork would print the text twice)."""
+    script = ("import sys, time; from coursegen.parallel import map_in_two; sys.stdout.write('before'); "
+              "map_in_two(lambda n: time.sleep(0.002), list(range(48)))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout == "before"
