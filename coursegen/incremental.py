@@ -17,6 +17,9 @@ import hashlib
 import re
 from pathlib import Path
 
+import jinja2
+
+from .assets import load_theme_assets
 from .config import CONFIG_NAME, load_config, read_text
 from .errors import Problems
 from .markdown import ParseContext, make_markdown, parse_source
@@ -112,8 +115,11 @@ class BuildCache:
             self.env = make_environment(templates)
         return self.env
 
-    def parse_pages(self, md, sources: list[Source], ctx: ParseContext, problems: Problems) -> list:
-        """Return a Page per source, parsing only those whose parse key changed."""
+    def parse_pages(self, md, sources: list[Source], ctx: ParseContext, problems: Problems,
+                    meanwhile=None) -> list:
+        """Return a Page per source, parsing only those whose parse key changed.
+
+        `meanwhile()` runs in this process while pages are parsed (see parallel.map_in_two)."""
         root = ctx.root
         self._shared = {"all": digest(sorted(ctx.slug_by_path.items()), _read(root / "course.yaml"),
                                       media_signature(root)),
@@ -121,7 +127,7 @@ class BuildCache:
                         "widgets": tree_signature(root / "kernels", root / "widgets", root / "templates")}
         keys = {s.path: self.parse_key(s) for s in sources}
         todo = [s for s in sources if self.pages.get(s.path, ((),))[0] != keys[s.path]]
-        for source, (page, items) in zip(todo, parse_many(md, todo, ctx, self.parallel)):
+        for source, (page, items) in zip(todo, parse_many(md, todo, ctx, self.parallel, meanwhile)):
             self.pages[source.path] = (keys[source.path], page, items, digest(keys[source.path]))
         self.pages = {s.path: self.pages[s.path] for s in sources}
         self.parsed = [s.path for s in todo]
@@ -148,6 +154,21 @@ class BuildCache:
         self.filled = {slug: self.filled[slug] for slug in self.rendered if slug in self.filled}
         self.rerendered = []
         self._headings = {u.slug: u.page.headings for u in course.written}
+
+    def warm_up_rendering(self, root: Path) -> None:
+        """Compile every template and load the theme assets ahead of the render stage.
+
+        Run while pages are parsed (parse_pages' `meanwhile`): this work would otherwise wait
+        for parsing to end and then run on one core. A template that does not compile is left
+        for the render stage, which reports it with its line.
+        """
+        env = self.environment(root / "templates")
+        for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
+            try:
+                env.get_template(name)
+            except jinja2.TemplateError:
+                pass
+        load_theme_assets(root / "templates")
 
     def render_units(self, env, units, course, common: dict) -> list[bytes]:
         """Return each unit's page, re-rendering only those whose render key changed."""
@@ -229,6 +250,6 @@ def parse_one(md, source: Source, ctx: ParseContext) -> tuple:
     return page, problems.items
 
 
-def parse_many(md, sources: list[Source], ctx: ParseContext, parallel: bool) -> list[tuple]:
+def parse_many(md, sources: list[Source], ctx: ParseContext, parallel: bool, meanwhile=None) -> list[tuple]:
     """Return (Page, problems) per source, in order, on two cores for large batches."""
-    return map_in_two(lambda source: parse_one(md, source, ctx), sources, parallel)
+    return map_in_two(lambda source: parse_one(md, source, ctx), sources, parallel, meanwhile)

@@ -20,8 +20,15 @@ MIN_ITEMS = 24  # below this, starting a process costs more than it saves
 CHUNK = 4  # items taken at a time: a few milliseconds of work, a lock taken rarely
 
 
-def map_in_two(work: Callable[[Item], Result], items: Sequence[Item], allowed: bool = True) -> list[Result]:
-    """Return `[work(item) for item in items]`, computed by this process and a forked child."""
+def map_in_two(work: Callable[[Item], Result], items: Sequence[Item], allowed: bool = True,
+               meanwhile: Callable[[], None] | None = None) -> list[Result]:
+    """Return `[work(item) for item in items]`, computed by this process and a forked child.
+
+    `meanwhile()`, if given, runs in this process once the child has started, before it takes any
+    items: preparation for a later stage that would otherwise run on one core while the other
+    idles (the child takes more items meanwhile). It must not change any result, because it runs
+    only when the work is split: on one core it would simply be done later, when needed.
+    """
     if not (allowed and len(items) >= MIN_ITEMS and can_fork()):
         return [work(item) for item in items]
     context = multiprocessing.get_context("fork")
@@ -31,6 +38,8 @@ def map_in_two(work: Callable[[Item], Result], items: Sequence[Item], allowed: b
     child.start()
     sender.close()  # ours: the child holds its own copy, so recv() sees EOF if the child dies
     try:
+        if meanwhile:
+            meanwhile()
         results = _work_through(work, items, counter)
         try:
             ok, theirs = receiver.recv()

@@ -65,7 +65,7 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     md = cache.markdown(EXTENSIONS)
     ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
                        extra=prepare_extensions(root, config, problems))
-    pages = cache.parse_pages(md, sources, ctx, problems)
+    pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root))
     course = link_course(config, pages, problems, options.drafts) if config else None
     problems.raise_if_errors(options.strict)
     assets = Assets()

@@ -164,6 +164,12 @@ def test_parsing_in_worker_processes_gives_the_same_site(tmp_path):
     parallel_cache = BuildCache(parallel=True)
     assert build_site(root, cache=parallel_cache).outputs == serial
     assert len(parallel_cache.parsed) == 30
+    # Templates compile while the pages parse; one that does not compile is still reported, with its line.
+    append(root / "templates" / "partials" / "toc.html", "{% if %}\n")
+    for parallel in (True, False):
+        with pytest.raises(ContentError) as raised:
+            build_site(root, cache=BuildCache(parallel=parallel))
+        assert raised.value.problems[0].path == "templates/partials/toc.html"
 
 
 def test_a_retitled_section_rerenders_the_review_that_sends_learners_there(sample_course):

@@ -66,3 +66,11 @@ def test_text_printed_before_the_split_is_printed_once(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.stdout == "before"
+
+
+def test_meanwhile_runs_here_once_and_only_when_the_work_is_split():
+    ran = []
+    map_in_two(slowly, ITEMS, meanwhile=lambda: ran.append(os.getpid()))
+    assert ran == [os.getpid()]
+    map_in_two(slowly, ITEMS[:MIN_ITEMS - 1], meanwhile=lambda: ran.append("serial"))
+    assert ran == [os.getpid()]
