@@ -216,12 +216,26 @@ def search_index(course) -> bytes:
         sections, labels = _sections(unit), (unit.url, unit.title, unit.label)
         cached = known.get(unit.slug)
         if cached is None or cached[0] is not sections or cached[1] != labels:
-            cached = (sections, labels, [_json(d) for d in unit_documents(sections, *labels)])
+            cached = (sections, labels, _encode_apart(unit_documents(sections, *labels)))
         _ENCODED[unit.slug] = cached
     encoded = [text for unit in course.written for text in _ENCODED[unit.slug][2]]
-    # Sorted keys put "id" first in every document: '{"id":7,' then the rest of its encoding.
-    documents = ",".join(f'{{"id":{number},{text[1:]}' for number, text in enumerate(encoded))
+    documents = ",".join(f'{ID_FIRST}{number},{text}' for number, text in enumerate(encoded))
     return f'{{"documents":[{documents}],"fields":{_json(FIELDS)},"storeFields":{_json(STORED)}}}'.encode()
+
+
+# Sorted keys put "id" first in every document, so each encodes as '{"id":0,' and then the rest.
+# That opening cannot occur inside an encoded string (its quotes would be escaped), so splitting
+# on it cuts a list of documents encoded in one call back into single documents.
+ID_FIRST = '{"id":'
+
+
+def _encode_apart(documents: list[dict]) -> list[str]:
+    """Return each document's encoding after its '{"id":0,' opening, from one json.dumps call."""
+    if not documents:
+        return []
+    whole = _json([{"id": 0, **document} for document in documents])  # '[{"id":0,…},{"id":0,…}]'
+    pieces = whole[1:-1].split(ID_FIRST + "0,")[1:]
+    return [piece[:-1] if piece.endswith(",") else piece for piece in pieces]  # drop the separating comma
 
 
 # slug → (its sections, (url, title, label), its documents' JSON) from the last build: the sections
