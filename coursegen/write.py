@@ -13,10 +13,10 @@ def write_site(outputs: dict[str, bytes], site: Path) -> None:
     retired = site.with_name(f".{site.name}.retired-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     try:
+        for folder in sorted({(staging / rel).parent for rel in outputs}):  # each folder once, not per file
+            folder.mkdir(parents=True, exist_ok=True)
         for rel, data in outputs.items():
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            (staging / rel).write_bytes(data)
         if site.exists():
             site.rename(retired)
         staging.rename(site)
