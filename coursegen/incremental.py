@@ -149,7 +149,8 @@ class BuildCache:
         outline = tuple(_unit_fields(u) for u in course.units)
         extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
         self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(root / "templates"))
-        kept = [u.slug for u in course.written] + [name for name in self.rendered if "." in name]  # course pages: "index.html"
+        course_pages = [name for name in self.rendered if "." in name]  # "index.html": slugs have no dot
+        kept = [u.slug for u in course.written] + course_pages
         self.rendered = {name: self.rendered[name] for name in kept if name in self.rendered}
         self.filled = {slug: self.filled[slug] for slug in self.rendered if slug in self.filled}
         self.rerendered = []
