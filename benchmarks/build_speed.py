@@ -157,10 +157,10 @@ ONE_BUILD = ("import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib im
 
 
 def in_process_builds(course: Path) -> dict[str, float]:
-    """Return seconds for one full build after start-up (fresh process each), parse workers off and on,
+    """Return seconds for one full build after start-up (fresh process each), one process and two,
     and for a second build with nothing changed."""
     times = {}
-    for label, parallel in (("build_site alone, 1 process", "0"), ("build_site alone, 2 parse workers", "1")):
+    for label, parallel in (("build_site alone, 1 process", "0"), ("build_site alone, 2 processes", "1")):
         out = subprocess.run([sys.executable, "-c", ONE_BUILD, str(REPO), str(course), parallel],
                              check=True, capture_output=True, text=True).stdout.split()
         times[label], again = float(out[0]), float(out[1])

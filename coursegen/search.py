@@ -200,7 +200,7 @@ def unit_documents(sections: tuple[FoundSection, ...], url: str, title: str, lab
 
 
 def _analyse(html: str, source) -> tuple[FoundSection, ...]:
-    """Cut one parsed page into sections (run while parsing, so in the parse workers; see install)."""
+    """Cut one parsed page into sections (run while parsing, so on both cores of a large build; see install)."""
     return tuple(page_sections(html, "", source.kind))
 
 
