@@ -7,7 +7,6 @@ import posixpath
 from pathlib import Path
 
 
-
 def hashed_name(site_path: str, data: bytes) -> str:
     """Return `dir/name.<hash8>.ext` for the given content."""
     stem, ext = posixpath.splitext(site_path)
@@ -35,11 +34,15 @@ class Assets:
 def load_theme_assets(templates: Path) -> Assets:
     """Return the stylesheet, scripts and Pygments colours from templates/assets/ (a fresh copy)."""
     files = [file for file in sorted((templates / "assets").rglob("*")) if file.is_file()]
-    stamps = tuple((file, file.stat().st_mtime_ns, file.stat().st_size) for file in files)
-    loaded = _theme_assets(templates, stamps)  # read and hashed again only when a file changed
+    loaded = _theme_assets(templates, file_stamps(files))  # read and hashed again only when a file changed
     copy = Assets()
     copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
     return copy
+
+
+def file_stamps(files) -> tuple:
+    """Return (file, modification time, size) per file: a cache key that changes when a file does."""
+    return tuple((file, stat.st_mtime_ns, stat.st_size) for file in files for stat in [file.stat()])
 
 
 @functools.lru_cache(maxsize=4)

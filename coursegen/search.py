@@ -178,17 +178,9 @@ def excerpt(text: str, limit: int = 80) -> str:
     return text[:limit].rsplit(" ", 1)[0] + "…"
 
 
-def course_documents(course) -> list[dict]:
-    """Return one search document per section and question of every published unit."""
-    documents = []
-    for unit in course.written:
-        for document in unit_documents(_sections(unit), unit.url, unit.title, unit.label):
-            documents.append({"id": len(documents), **document})
-    return documents
-
-
 def _sections(unit) -> tuple[FoundSection, ...]:
-    return unit.page.derived.get("search") or _analyse(unit.page.html, unit.page.source)
+    derived = unit.page.derived  # filled while parsing; a Page made without the parser's analysers is cut here
+    return derived["search"] if "search" in derived else _analyse(unit.page.html, unit.page.source)
 
 
 def unit_documents(sections: tuple[FoundSection, ...], url: str, title: str, label: str) -> list[dict]:

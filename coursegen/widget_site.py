@@ -18,6 +18,8 @@ from pathlib import Path
 
 from wheel.wheelfile import WheelFile
 
+from .assets import file_stamps
+
 KERNELS_VERSION = "0.1.0"
 WHEEL_NAME = f"kernels-{KERNELS_VERSION}-py3-none-any.whl"
 CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
@@ -49,8 +51,7 @@ class SiteError(Exception):
 def kernels_wheel(root: Path) -> tuple[str, bytes]:
     """Return (site path, bytes) of the deterministic wheel holding the course's kernels/."""
     files = sorted(p for p in (root / "kernels").rglob("*.py") if "__pycache__" not in p.parts)
-    stamps = tuple((p, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    return _wheel(root, stamps, os.environ.get("SOURCE_DATE_EPOCH"))
+    return _wheel(root, file_stamps(files), os.environ.get("SOURCE_DATE_EPOCH"))
 
 
 @functools.lru_cache(maxsize=4)  # `serve` rebuilds: zipped again only when a kernel file changed
