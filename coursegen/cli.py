@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .errors import ContentError
+from .incremental import command_cache
 from .pipeline import BuildOptions, build_site
 from .write import write_site
 
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "new":
         return _new(root, args)
     try:
-        result = build_site(root, options)
+        result = build_site(root, options, command_cache(root, write=command != "check"))
     except ContentError as err:
         print(err, file=sys.stderr)
         print(f"{len(err.problems)} problem(s); nothing was written", file=sys.stderr)

@@ -25,12 +25,20 @@ from .errors import Problems
 from .markdown import ParseContext, make_markdown, parse_source
 from .model import Source
 from .parallel import map_in_two
-from .render import make_environment, render_unit, unit_template
+from .render import CompiledTemplates, make_environment, render_unit, unit_template
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: never in author text
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
 CALC_USE = re.compile(r"\{calc\}`")
 WIDGET_USE = re.compile(r"^\s*(`{3,}|~{3,})\s*widget\b", re.M)
+
+
+CACHE_FOLDER = ".coursegen-cache"  # in the course root: git-ignored, safe to delete at any time
+
+
+def command_cache(root: Path, write: bool = True) -> "BuildCache":
+    """Return the cache a command starts with: empty, but for the compiled templates kept on disk."""
+    return BuildCache(compiled_templates=CompiledTemplates(root / CACHE_FOLDER / "templates", write=write))
 
 
 def tree_signature(*paths: Path) -> str:
@@ -60,8 +68,9 @@ def digest(*parts) -> str:
 class BuildCache:
     """Parsed and rendered pages from the previous build, plus the parser and Jinja environment."""
 
-    def __init__(self, parallel: bool = True):
+    def __init__(self, parallel: bool = True, compiled_templates: jinja2.BytecodeCache | None = None):
         self.parallel = parallel
+        self.compiled_templates = compiled_templates  # render.CompiledTemplates: kept on disk between runs
         self.md = None
         self.env = None
         self.pages: dict[str, tuple] = {}  # path → (parse key, Page, problems, short hash of the key)
@@ -112,7 +121,7 @@ class BuildCache:
     def environment(self, templates: Path):
         """Return the Jinja environment, kept across builds (it reloads templates that changed)."""
         if self.env is None:
-            self.env = make_environment(templates)
+            self.env = make_environment(templates, self.compiled_templates)
         return self.env
 
     def parse_pages(self, md, sources: list[Source], ctx: ParseContext, problems: Problems,

@@ -2,14 +2,11 @@
 from __future__ import annotations
 
 import functools
-import re
 
 from .config import CONFIG_NAME, CourseConfig
 from .errors import Problems, did_you_mean
+from .markdown import element_ids
 from .model import Course, Page, Unit
-
-ID_ATTR = re.compile(r'\sid="([^"]+)"')
-
 
 def link_course(config: CourseConfig, pages: list[Page], problems: Problems, drafts: bool = False) -> Course:
     """Return the Course in `units:` order, reporting units without sources and stray sources."""
@@ -53,14 +50,14 @@ def _unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, draf
                 summary=summary, part=entry.part, page=page, topics=entry.topics)
 
 
-def page_ids(page: Page) -> set[str]:
-    """Return every element id on a page (headings, questions, footnotes, widgets)."""
-    return set(_ids_in(page.html))
+def page_ids(page: Page) -> frozenset[str]:
+    """Return every element id on a page: found while parsing, or here for a page made without the parser."""
+    return page.derived["ids"] if "ids" in page.derived else _ids_in(page.html)
 
 
-@functools.lru_cache(maxsize=1024)  # serve: an unchanged page's ids are not searched for again
+@functools.lru_cache(maxsize=1024)
 def _ids_in(html: str) -> frozenset[str]:
-    return frozenset(ID_ATTR.findall(html))
+    return element_ids(html)
 
 
 def check_links(course: Course, problems: Problems) -> None:

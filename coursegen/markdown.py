@@ -50,7 +50,7 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.block_names = set()  # names of ::: blocks, for the misspelled-block check
     # name → analyse(html, source): per-page work of later stages, done while parsing so that it
     # runs in both processes of a large build and is cached with the page (search cuts pages into sections).
-    md.page_analysers = {}
+    md.page_analysers = {"ids": element_ids}  # the link stage checks anchors against these
     md.add_render_rule("fence", _render_fence)
     for extension in extensions:
         extension.install(md)
@@ -73,6 +73,14 @@ def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Pr
                 links=tuple(env["links"]), assets=tuple(env["assets"]),
                 widgets=tuple(env["widgets"]), questions=tuple(env["questions"]),
                 derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()})
+
+
+ID_ATTR = re.compile(r'\sid="([^"]+)"')
+
+
+def element_ids(html: str, _source=None) -> frozenset[str]:
+    """Return every element id in a rendered page (headings, questions, footnotes, widgets)."""
+    return frozenset(ID_ATTR.findall(html))
 
 
 def _front_matter(tokens, path: str, problems: Problems) -> dict:

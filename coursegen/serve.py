@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import livereload
 from .errors import ContentError
-from .incremental import BuildCache
+from .incremental import command_cache
 from .pipeline import BuildOptions, build_site
 from .watch import watch_changes
 from .write import update_site, write_site
@@ -116,7 +116,7 @@ class LiveServer:
     def __init__(self, root: Path, options: BuildOptions, port: int = 0, log=None):
         self.root, self.site = root, root / "site"
         self.options = dataclasses.replace(options, serve_mode=True)
-        self.cache = BuildCache()
+        self.cache = command_cache(root)
         self.outputs: dict[str, bytes] | None = None
         self.channel = livereload.Channel()
         self.stopping = threading.Event()

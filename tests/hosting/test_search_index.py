@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from coursegen.link import ID_ATTR
+from coursegen.markdown import ID_ATTR
 from coursegen.pipeline import build_site
 from coursegen.search import INDEX_NAME, STORED, page_sections
 
