@@ -10,6 +10,7 @@ output is the same either way.
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import threading
 from typing import Callable, Sequence, TypeVar
 
@@ -17,7 +18,7 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 MIN_ITEMS = 24  # below this, starting a process costs more than it saves
-CHUNK = 4  # items taken at a time: a few milliseconds of work, a lock taken rarely
+CHUNK = 4  # most items taken at a time: a few milliseconds of work, a lock taken rarely
 
 
 def map_in_two(work: Callable[[Item], Result], items: Sequence[Item], allowed: bool = True,
@@ -34,6 +35,7 @@ def map_in_two(work: Callable[[Item], Result], items: Sequence[Item], allowed: b
     context = multiprocessing.get_context("fork")
     counter = _Counter(context, len(items))
     receiver, sender = context.Pipe(duplex=False)
+    _widen(sender)
     child = context.Process(target=_work_in_child, args=(work, items, counter, sender), daemon=True)
     child.start()
     sender.close()  # ours: the child holds its own copy, so recv() sees EOF if the child dies
@@ -41,14 +43,11 @@ def map_in_two(work: Callable[[Item], Result], items: Sequence[Item], allowed: b
         if meanwhile:
             meanwhile()
         results = _work_through(work, items, counter)
-        try:
-            ok, theirs = receiver.recv()
-        except EOFError:
-            ok, theirs = False, {}
+        for part in _received(receiver):  # read while the child exits
+            results.update(pickle.loads(part))
     finally:
         receiver.close()
         child.join()
-    results.update(theirs if ok else {})
     for index in range(len(items)):  # what a failed child took is redone here, where errors surface
         if index not in results:
             results[index] = work(items[index])
@@ -64,11 +63,15 @@ class _Counter:
         self.lock = context.Lock()
 
     def take(self) -> range:
-        """Claim the next few items; an empty range when all are taken."""
+        """Claim the next few items; an empty range when all are taken.
+
+        Near the end the claims shrink to one item, so that the two finish close together.
+        """
         with self.lock:
             start = self.value.value
-            self.value.value = min(start + CHUNK, self.total)
-        return range(start, min(start + CHUNK, self.total))
+            end = min(start + max(1, min(CHUNK, (self.total - start) // 8)), self.total)
+            self.value.value = end
+        return range(start, end)
 
 
 def _work_through(work, items, counter: _Counter) -> dict[int, object]:
@@ -81,14 +84,50 @@ def _work_through(work, items, counter: _Counter) -> dict[int, object]:
 
 def _work_in_child(work, items, counter: _Counter, sender) -> None:
     try:
-        sender.send((True, _work_through(work, items, counter)))
+        parts = _work_and_pickle(work, items, counter)
     except BaseException:  # noqa: BLE001 - the parent redoes what is missing and reports any error itself
-        try:
-            sender.send((False, {}))
-        except BaseException:  # noqa: BLE001 - a closed pipe reads as EOF in the parent: same outcome
-            pass
+        parts = []
+    try:
+        sender.send(len(parts))
+        for part in parts:
+            sender.send_bytes(part)
+    except BaseException:  # noqa: BLE001 - a closed pipe reads as EOF in the parent: same outcome
+        pass
     finally:
         sender.close()
+
+
+def _received(receiver) -> list[bytes]:
+    """Return the child's pickled parts: as many as it announced, fewer if it died on the way."""
+    parts = []
+    try:
+        for _ in range(receiver.recv()):
+            parts.append(receiver.recv_bytes())
+    except EOFError:
+        pass
+    return parts
+
+
+def _widen(pipe) -> None:
+    """Give the pipe a 1 MiB buffer where Linux allows it: the child's results (megabytes) then
+    cross in a few large writes instead of many 64 KiB ones, each waiting for the other side."""
+    try:
+        import fcntl
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):  # not Linux, or a lower system limit: the default works
+        pass
+
+
+def _work_and_pickle(work, items, counter: _Counter) -> list[bytes]:
+    """Work through items like _work_through, pickling each claim's results as soon as they are done.
+
+    Pickling is the child's share of sending its results; done as it goes, it counts against the
+    items the child takes from the counter, so only sending the bytes is left when the work ends.
+    """
+    parts = []
+    while taken := counter.take():
+        parts.append(pickle.dumps({index: work(items[index]) for index in taken}, pickle.HIGHEST_PROTOCOL))
+    return parts
 
 
 def can_fork() -> bool:

@@ -74,3 +74,23 @@ def test_meanwhile_runs_here_once_and_only_when_the_work_is_split():
     assert ran == [os.getpid()]
     map_in_two(slowly, ITEMS[:MIN_ITEMS - 1], meanwhile=lambda: ran.append("serial"))
     assert ran == [os.getpid()]
+
+
+def test_megabytes_of_results_cross_intact():
+    def bulky(n):
+        time.sleep(0.002)
+        return str(n) * 100_000, os.getpid()  # a few hundred kB each: many pipe-fulls in all
+    results = map_in_two(bulky, ITEMS)
+    assert [text for text, _ in results] == [str(n) * 100_000 for n in ITEMS]
+    assert len({pid for _, pid in results}) == 2
+
+
+def test_a_child_that_dies_without_a_word_has_its_items_redone_here():
+    parent = os.getpid()
+
+    def mortal(n):
+        time.sleep(0.002)
+        if os.getpid() != parent and n >= len(ITEMS) // 2:
+            os._exit(3)  # no exception, no message: the pipe just closes
+        return -n
+    assert map_in_two(mortal, ITEMS) == [-n for n in ITEMS]
