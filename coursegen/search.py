@@ -31,7 +31,7 @@ class Section:
     anchor: str
     title: str
     kind: str
-    words: list[str] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)  # its markup, in pieces: made text once, when finished
     label: str = ""  # a question's kind label ("Free recall · lesson 2")
 
 
@@ -64,8 +64,8 @@ RAW_TEXT = {"script", "style"}
 
 def tag_attrs(text: str) -> list[tuple[str, str]]:
     """Return a start tag's attributes as (name, unescaped value) pairs."""
-    return [(m.group(1).lower(), htmllib.unescape(next((g for g in m.groups()[1:] if g is not None), "")))
-            for m in ATTR.finditer(text)]
+    return [(name.lower(), htmllib.unescape(double or single or bare or ""))  # whichever quoting was used
+            for name, double, single, bare in ATTR.findall(text)]
 
 
 def is_skipped(tag: str, attrs: dict) -> bool:
@@ -139,11 +139,11 @@ def page_sections(html: str, page_title: str, kind: str) -> list[FoundSection]:
         start = match.start() if match else len(html)
         while open_questions and open_questions[-1][0] <= start:
             end, around = open_questions.pop()
-            current.words.append(plain_text(html[position:end]))
+            current.words.append(html[position:end])
             position, current = max(position, end), around
         if match is None:
             break
-        current.words.append(plain_text(html[position:start]))
+        current.words.append(html[position:start])
         tag, attrs = _read_tag(match)
         position = match.end()
         if tag in VOID:
@@ -164,12 +164,14 @@ def page_sections(html: str, page_title: str, kind: str) -> list[FoundSection]:
             current.label += visible_text(html[match.end():close])
         else:  # a data- attribute search has no use for
             current.words.append("" if tag in INLINE else " ")
-    current.words.append(plain_text(html[position:]))
+    current.words.append(html[position:])
     return [found for found in map(_finished, sections) if found.text or found.anchor]
 
 
 def _finished(section: Section) -> FoundSection:
-    text = " ".join("".join(section.words).replace("\u21a9\ufe0e", "").split())  # footnotes' back-arrows
+    # The pieces are cut at tags, so tags and entities come out whole; stripping the section's markup
+    # in one pass costs far less than once per piece.
+    text = " ".join(plain_text("".join(section.words)).replace("\u21a9\ufe0e", "").split())  # footnotes' back-arrows
     title = excerpt(text) if section.kind == "question" else " ".join(section.title.split())
     return FoundSection(section.anchor, title, section.kind, " ".join(section.label.split()), text,
                         f'"kind":{_string(section.kind)},"text":{_string(text)}')

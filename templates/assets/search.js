@@ -44,9 +44,10 @@ function resultItem(hit) {
 }
 
 function show(query) {
+  if (!engine) return;  // still loading: "No results" would be wrong; open() shows them once it has the index
   const list = dialog.querySelector("[data-search-results]");
   const status = dialog.querySelector("[data-search-status]");
-  const hits = query.trim() && engine ? engine.search(query).slice(0, 20) : [];
+  const hits = query.trim() ? engine.search(query).slice(0, 20) : [];
   list.replaceChildren(...hits.map(resultItem));
   status.textContent = !query.trim() ? "" : hits.length === 0 ? `No results for “${query}”.`
     : `${hits.length}${hits.length === 20 ? "+" : ""} result${hits.length === 1 ? "" : "s"} for “${query}”.`;

@@ -154,6 +154,24 @@ def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(min
     watch.assert_clean()
 
 
+def test_typing_before_the_index_arrives_says_loading_then_shows_the_results(mini_site, page_and_watch):
+    page, watch = page_and_watch
+    held = []  # the corpus request, answered only when the test says so: a slow network
+    page.route("**/search-index.json", lambda route: held.append(route))
+    with serving(mini_site) as base:
+        page.goto(base + "second.html")
+        page.keyboard.press("/")
+        page.keyboard.type("callout")
+        page.wait_for_timeout(400)  # well past the 80 ms pause after typing that starts a search
+        status = page.locator("[data-search-status]")
+        assert held and status.inner_text() == "Loading the search index…"
+        assert page.locator("[data-search-results] a").count() == 0
+        held[0].continue_()
+        page.locator("[data-search-status]", has_text="1 result for “callout”").wait_for()
+        assert page.locator("[data-search-results] a").count() == 1
+    watch.assert_clean()
+
+
 def test_the_header_and_page_do_not_move_when_scripts_show_the_header_buttons(mini_site, context_factory):
     # A phone-sized window, where the buttons' room decides whether the course title wraps.
     page = context_factory(viewport={"width": 412, "height": 823}).new_page()
