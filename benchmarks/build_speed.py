@@ -2,9 +2,12 @@
 
 Run from the repository root:  python benchmarks/build_speed.py [--lessons 200] [--repeat 3] [--edits 30]
 
-Both generators get the same 200 generated lessons (benchmarks/generated_course.py). Full builds
-run as separate processes from the command line, startup included, `--repeat` times each, and
-the median is compared; peak memory is the largest resident set of any process of a build.
+Both generators get the same 200 generated lessons (benchmarks/generated_course.py), and both
+make the same kind of site from them: MkDocs (default theme) with footnotes, tables and code
+highlighted by Pygments at build time, as coursegen does. coursegen also renders math to MathML,
+which MkDocs leaves as text. Full builds run as separate processes from the command line,
+startup included, `--repeat` times each, alternating; the headline ratio is the median over the
+pairs; peak memory is the largest resident set of any process of a build.
 Serve latency is measured the same way for both servers: append a marked sentence to one
 lesson, then poll that page over HTTP until the sentence is there. Nothing here is a test:
 the script prints figures and ratios; the targets are 3x faster than MkDocs on full builds and
@@ -58,7 +61,8 @@ def timed_process(command: list[str]) -> tuple[float, int, float]:
     return float(wall), int(peak), float(cpu)
 
 
-def full_builds(course: Path, mkdocs: Path, repeat: int) -> dict[str, list[tuple[float, int, float]]]:
+def full_builds(course: Path, mkdocs: Path, mkdocs_plain: Path,
+                repeat: int) -> dict[str, list[tuple[float, int, float]]]:
     """Return each generator's full builds, `repeat` each, interleaved: (wall s, peak KiB, CPU s) per run.
 
     coursegen's first run compiles the templates and keeps them in .coursegen-cache/ for the runs
@@ -71,7 +75,9 @@ def full_builds(course: Path, mkdocs: Path, repeat: int) -> dict[str, list[tuple
     commands = {"coursegen": [sys.executable, str(REPO / "build.py"), "--root", str(course), "build",
                               "--out", str(out)],
                 "mkdocs": [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(mkdocs / "mkdocs.yml"),
-                           "-d", str(out)]}
+                           "-d", str(out)],
+                "mkdocs_plain": [sys.executable, "-m", "mkdocs", "build", "-q", "-f",
+                                 str(mkdocs_plain / "mkdocs.yml"), "-d", str(out)]}
     runs: dict[str, list[tuple[float, int, float]]] = {name: [] for name in commands}
     for _ in range(repeat):
         for name, command in commands.items():
@@ -222,6 +228,9 @@ def report(full, in_process, serve, mk_serve, lessons: int) -> None:
                         ("fastest run", lambda runs: min(r[0] for r in runs))):
         print(row(f"full build, command line: {label}", f"{pick(cg):.2f} s", f"{pick(mk):.2f} s",
                   f"{pick(mk) / pick(cg):.1f}x faster"))
+    plain = statistics.median(r[0] for r in full["mkdocs_plain"])
+    print(row("full build, median: MkDocs without build-time highlighting (highlight.js in the browser)", "",
+              f"{plain:.2f} s", f"{plain / statistics.median(r[0] for r in cg):.1f}x faster"))
     cg_cpu, mk_cpu = statistics.median(r[2] for r in cg), statistics.median(r[2] for r in mk)
     cg_mem, mk_mem = max(r[1] for r in cg), max(r[1] for r in mk)
     print(row("CPU time of a full build, all processes (median)", f"{cg_cpu:.2f} s", f"{mk_cpu:.2f} s",
@@ -253,7 +262,8 @@ def main() -> None:
         course = write_course(Path(tmp) / "course", args.lessons)
         copy_engine_parts(REPO, course)
         mkdocs = write_mkdocs_project(Path(tmp) / "mkdocs", args.lessons)
-        full = full_builds(course, mkdocs, args.repeat)
+        mkdocs_plain = write_mkdocs_project(Path(tmp) / "mkdocs-plain", args.lessons, highlight=False)
+        full = full_builds(course, mkdocs, mkdocs_plain, args.repeat)
         in_process = in_process_builds(course)
         number = edited_lesson(args.lessons)
         serve = coursegen_serve(course, args.edits, number)
