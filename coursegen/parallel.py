@@ -42,7 +42,9 @@ def map_in_two(work: Callable[[Item], Result], items: Sequence[Item], allowed: b
     try:
         if meanwhile:
             meanwhile()
-        results = _work_through(work, items, counter)
+        results = {}
+        for done in _claims(work, items, counter):
+            results.update(done)
         for part in _received(receiver):  # read while the child exits
             results.update(pickle.loads(part))
     finally:
@@ -74,12 +76,10 @@ class _Counter:
         return range(start, end)
 
 
-def _work_through(work, items, counter: _Counter) -> dict[int, object]:
-    results = {}
+def _claims(work, items, counter: _Counter):
+    """Yield {index: result} for each claim this process takes, until the counter runs out."""
     while taken := counter.take():
-        for index in taken:
-            results[index] = work(items[index])
-    return results
+        yield {index: work(items[index]) for index in taken}
 
 
 def _work_in_child(work, items, counter: _Counter, sender) -> None:
@@ -119,15 +119,12 @@ def _widen(pipe) -> None:
 
 
 def _work_and_pickle(work, items, counter: _Counter) -> list[bytes]:
-    """Work through items like _work_through, pickling each claim's results as soon as they are done.
+    """Pickle each claim's results as soon as they are done.
 
     Pickling is the child's share of sending its results; done as it goes, it counts against the
     items the child takes from the counter, so only sending the bytes is left when the work ends.
     """
-    parts = []
-    while taken := counter.take():
-        parts.append(pickle.dumps({index: work(items[index]) for index in taken}, pickle.HIGHEST_PROTOCOL))
-    return parts
+    return [pickle.dumps(done, pickle.HIGHEST_PROTOCOL) for done in _claims(work, items, counter)]
 
 
 def can_fork() -> bool:

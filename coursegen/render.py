@@ -46,7 +46,7 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
     def __init__(self, folder: Path, write: bool = True):
         super().__init__(str(folder))
-        self.folder, self.write = folder, write
+        self.write = write
 
     def get_source_checksum(self, source: str) -> str:
         return super().get_source_checksum(self.SALT + source)
@@ -61,7 +61,7 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
         if not self.write:
             return
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            Path(self.directory).mkdir(parents=True, exist_ok=True)
             super().dump_bytecode(bucket)
         except OSError:  # read-only checkout, full disk: the next run compiles again, nothing worse
             pass
