@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from helpers import REPO, copy_course
 # OpenMP's threads, and numpy's own SIMD paths (without AVX-512 its float64 exp and log
 # round differently; without AVX2 its float32 exp does too).
 MACHINE_SETTINGS = ("OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS",
-                    "NPY_DISABLE_CPU_FEATURES", "PYTHONHASHSEED")
+                    "NPY_DISABLE_CPU_FEATURES", "PYTHONHASHSEED", "LC_ALL", "TZ")
 NO_AVX512 = "X86_V4 AVX512_ICL AVX512_SPR"
 VARIANTS = {
     "one BLAS thread": {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
@@ -31,6 +32,7 @@ VARIANTS = {
     "numpy without AVX-512": {"NPY_DISABLE_CPU_FEATURES": NO_AVX512},
     "numpy without AVX2 or AVX-512": {"NPY_DISABLE_CPU_FEATURES": "X86_V3 " + NO_AVX512,
                                       "OPENBLAS_CORETYPE": "Nehalem"},
+    "C locale, a far time zone": {"LC_ALL": "C", "TZ": "Pacific/Kiritimati"},
 }
 
 
@@ -84,9 +86,14 @@ def test_the_site_is_the_same_under_every_blas_and_cpu_setting(reference, refere
 
 
 def test_the_site_is_the_same_from_another_folder_hash_seed_and_cold_cache(reference, tmp_path):
-    """A second copy at a longer path, never built before, with another hash seed."""
+    """A second copy at a longer path, never built before, with another hash seed and newer files."""
     course = copy_course(REPO, tmp_path / "a-much-longer-folder-name" / "with more, and spaces" / "course")
     assert not (course / ".coursegen-cache").exists()
+    later = time.time() + 86400 * 400  # a checkout made another day: every source's mtime differs
+    for folder, _, names in os.walk(course):  # not into the node_modules link: that is the repository's
+        for name in names:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.utime(os.path.join(folder, name), (later, later))
     site = build(course, tmp_path / "elsewhere" / "out", PYTHONHASHSEED="4242")
     assert (course / ".coursegen-cache").exists()  # the build did fill its own cache
     assert_same_site(reference, site, "another folder, PYTHONHASHSEED=4242, cold cache")
