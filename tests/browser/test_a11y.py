@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from playwright.sync_api import expect
 
 from coursegen.cli import main as cli_main
 from helpers import REPO, copy_course, serving
@@ -53,7 +54,7 @@ def serious_violations(page) -> list[str]:
 def test_axe_finds_no_serious_violation(kind, theme, site, context_factory):
     # axe is injected as a script, which the pages' own CSP would (rightly) refuse.
     page = open_page(context_factory(color_scheme=theme, bypass_csp=True), site, PAGE_TYPES[kind])
-    assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (theme == "dark")
+    assert page.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches") == (theme == "dark")
     assert serious_violations(page) == []
 
 
@@ -64,7 +65,7 @@ def test_axe_finds_no_serious_violation_with_search_open_and_answers_shown(theme
     recall.locator("textarea").fill("The pull differs across the planet")
     recall.locator(".question-reveal").click()
     page.locator("section[data-kind=choice] .choice-option").first.click()
-    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     page.keyboard.press("/")
     page.locator("[data-search] input").fill("moon")
     page.locator("[data-search-status]", has_text="for “moon”").wait_for()
@@ -95,9 +96,9 @@ def tab_through(page, limit: int = 400) -> list[dict]:
 
 def reachable_controls(page) -> set[str]:
     """Return the keys of every focusable control a learner can see right now."""
-    return set(page.evaluate(f"""() => [...document.querySelectorAll("{FOCUSABLE}")]
+    return set(page.evaluate("""selector => [...document.querySelectorAll(selector)]
         .filter(el => el.checkVisibility() && !el.closest('[inert], dialog:not([open])') && !el.disabled)
-        .map(el => el.id || el.outerHTML.slice(0, 90))"""))
+        .map(el => el.id || el.outerHTML.slice(0, 90))""", FOCUSABLE))
 
 
 @pytest.mark.parametrize("name", ["moon.html", "recap.html"])
@@ -115,7 +116,7 @@ def test_tab_reaches_every_control_and_each_shows_a_visible_focus_ring(name, sit
 def tab_to(page, selector: str, limit: int = 200) -> None:
     """Press Tab until the element matching `selector` has focus."""
     for _ in range(limit):
-        if page.evaluate(f"document.activeElement.matches({selector!r})"):
+        if page.evaluate("selector => document.activeElement.matches(selector)", selector):
             return
         page.keyboard.press("Tab")
     raise AssertionError(f"Tab never reached {selector}")
@@ -130,18 +131,17 @@ def test_a_keyboard_alone_drives_the_widget_and_answers_in_the_lesson(site, page
     tab_to(page, "[data-widget] input[type=range]")
     for _ in range(8):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("before => document.querySelector('[data-widget] [aria-live=polite]').innerText !== before",
-                           arg=before)
+    expect(verdict).not_to_have_text(before)
     tab_to(page, "section[data-kind=choice] .choice-option")
     page.keyboard.press("Enter")
     page.locator("section[data-kind=choice] .choice-explanation").wait_for()
     page.keyboard.press("/")
-    assert page.evaluate("document.activeElement.matches('[data-search] input')")
+    expect(page.locator("[data-search] input")).to_be_focused()
     page.keyboard.type("bulges")
     page.locator("[data-search-results] a").first.wait_for()
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.matches('[data-search-results] a')")
+    expect(page.locator("[data-search-results] a:focus")).to_have_count(1)
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r"moon\.html#"))
     watch.assert_clean()
@@ -152,11 +152,11 @@ def test_the_theme_toggle_works_from_the_keyboard_and_is_remembered(site, page_a
     page.goto(site + "recap.html")
     tab_to(page, "[data-theme-toggle]")
     page.keyboard.press("Enter")
-    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     page.goto(site + "index.html")
     # applied by the inline script before first paint, so no flash of the light theme
-    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
-    assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == "rgb(21, 23, 26)"
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    expect(page.locator("html")).to_have_css("background-color", "rgb(21, 23, 26)")
     watch.assert_clean()
 
 
@@ -208,7 +208,7 @@ def test_dark_theme_text_meets_wcag_aa_contrast_in_a_screenshot(site, context_fa
 @pytest.mark.parametrize("name", ["moon.html", "recap.html", "index.html"])
 def test_at_360_px_the_page_never_scrolls_sideways_but_diagrams_and_tables_do(name, site, context_factory):
     page = open_page(context_factory(viewport={"width": 360, "height": 740}), site, name)
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
     wide = page.evaluate("""() => [...document.querySelectorAll('pre, table')]
         .filter(el => el.scrollWidth > el.clientWidth)
         .map(el => [el.tagName, getComputedStyle(el).overflowX])""")

@@ -38,7 +38,7 @@ def test_on_a_phone_no_page_scrolls_sideways(built, context_factory):
     with serving(built) as base:
         for slug in WRITTEN:
             page.goto(f"{base}{slug}.html")
-            width = page.evaluate("document.documentElement.scrollWidth")
+            width = page.evaluate("() => document.documentElement.scrollWidth")
             assert width <= PHONE["width"], f"{slug}.html is {width}px wide on a {PHONE['width']}px phone"
 
 

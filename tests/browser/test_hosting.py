@@ -6,6 +6,7 @@ import re
 from collections import Counter
 
 import pytest
+from playwright.sync_api import expect
 
 from helpers import run_cli, serving
 
@@ -62,7 +63,7 @@ def test_a_site_served_under_a_project_sub_path_has_no_broken_link_asset_or_anch
         page.keyboard.press("/")  # search loads its index and library lazily: they must resolve too
         page.locator("[data-search] input").fill("lesson")
         page.locator("[data-search-results] a").first.wait_for()
-        assert page.evaluate("navigator.serviceWorker.ready.then(r => r.active.state)") == "activated"
+        assert page.evaluate("() => navigator.serviceWorker.ready.then(r => r.active.state)") == "activated"
     assert not failed, failed
     assert all(url.startswith(prefix) for url in pages)
     watch.assert_clean()
@@ -78,10 +79,10 @@ def test_the_404_page_is_styled_and_links_home_at_any_depth(mini_course, tmp_pat
         for depth in ("repo/missing.html", "repo/a/b/c/missing/"):
             response = page.goto(base + depth)
             assert response.status == 404
-            assert page.locator("h1").inner_text() == "Page not found"
-            assert page.evaluate("getComputedStyle(document.querySelector('.site-header')).display") == "flex"
+            expect(page.locator("h1")).to_have_text("Page not found")
+            expect(page.locator(".site-header")).to_have_css("display", "flex")
             page.get_by_role("link", name="Go to the course map").click()
-            assert page.url == base + "repo/index.html"
+            expect(page).to_have_url(base + "repo/index.html")
     # The console reports the 404 status of the missing page itself; nothing else may fail.
     watch.errors = [e for e in watch.errors if "404" not in e]
     watch.assert_clean()
@@ -91,19 +92,21 @@ def test_a_learner_who_visited_once_keeps_reading_reviewing_and_searching_offlin
     page, watch = page_and_watch
     with serving(mini_site) as base:
         page.goto(base + "index.html")
-        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+        # the service worker claims the page once it has precached the site
+        page.evaluate("""() => navigator.serviceWorker.controller || new Promise(done =>
+            navigator.serviceWorker.addEventListener('controllerchange', done, {once: true}))""")
     # The server is gone: every request now fails unless the service worker answers it.
     page.reload()
-    assert page.locator("h1").inner_text() == "Mini course"
+    expect(page.locator("h1")).to_have_text("Mini course")
     page.goto(base + "check.html")  # never opened while online: precached
-    assert page.locator("h1").inner_text() == "Check yourself"
-    assert page.evaluate("getComputedStyle(document.body).margin") == "0px"  # the stylesheet came too
+    expect(page.locator("h1")).to_have_text("Check yourself")
+    expect(page.locator("body")).to_have_css("margin", "0px")  # the stylesheet came too
     page.keyboard.press("/")
     page.locator("[data-search] input").fill("definition")
     page.locator("[data-search-status]", has_text="for “definition”").wait_for()
     assert page.locator("[data-search-results] a").first.get_attribute("href").endswith("first.html#code-and-a-diagram")
     page.locator("[data-search-results] a").first.click()
-    assert page.locator("h1").inner_text() == "First lesson"
+    expect(page.locator("h1")).to_have_text("First lesson")
     watch.assert_clean()
 
 
@@ -127,14 +130,14 @@ def test_search_finds_a_word_from_each_unit_and_links_to_its_section(mini_site, 
         for unit, word in words.items():
             page.keyboard.press("/")
             search = page.locator("[data-search] input")
-            assert search.evaluate("input => input === document.activeElement")
+            expect(search).to_be_focused()
             search.fill(word)
             page.locator("[data-search-status]", has_text=f"for “{word}”").wait_for()
             first = page.locator("[data-search-results] a").first
             assert first.get_attribute("href").split("#")[0] == base + unit, word
             page.keyboard.press("Escape")
             # focus goes back to the Search button when the dialog's close event runs, a task later
-            page.wait_for_function("() => document.activeElement.matches('[data-search-open]')", timeout=5000)
+            expect(page.locator("[data-search-open]")).to_be_focused()
     watch.assert_clean()
 
 
@@ -145,8 +148,8 @@ def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(min
         page.get_by_role("button", name="Search").click()
         page.keyboard.type("zyxwvut")
         status = page.locator("[data-search-status]")
-        page.wait_for_function("() => document.querySelector('[data-search-status]').textContent.startsWith('No results')")
-        assert status.get_attribute("aria-live") == "polite"
+        expect(status).to_have_text(re.compile(r"^No results"))
+        expect(status).to_have_attribute("aria-live", "polite")
         page.locator("[data-search] input").fill("callout")
         page.locator("[data-search-status]", has_text="1 result for “callout”").wait_for()
         page.keyboard.press("Enter")
@@ -158,13 +161,16 @@ def test_typing_before_the_index_arrives_says_loading_then_shows_the_results(min
     page, watch = page_and_watch
     held = []  # the corpus request, answered only when the test says so: a slow network
     page.route("**/search-index.json", lambda route: held.append(route))
+    page.clock.install()  # the page's timers run when the test moves the clock, not by waiting
     with serving(mini_site) as base:
         page.goto(base + "second.html")
         page.keyboard.press("/")
         page.keyboard.type("callout")
-        page.wait_for_timeout(400)  # well past the 80 ms pause after typing that starts a search
+        expect(page.locator("[data-search] input")).to_have_value("callout")
+        page.clock.run_for(400)  # well past the 80 ms pause after typing that starts a search
         status = page.locator("[data-search-status]")
-        assert held and status.inner_text() == "Loading the search index…"
+        expect(status).to_have_text("Loading the search index…")
+        assert held
         assert page.locator("[data-search-results] a").count() == 0
         held[0].continue_()
         page.locator("[data-search-status]", has_text="1 result for “callout”").wait_for()
@@ -184,8 +190,10 @@ def test_the_header_and_page_do_not_move_when_scripts_show_the_header_buttons(mi
                 const seen = [];  // the observer calls back only when there was a shift
                 const mine = (entry) => entry.sources.some(s => s.node && s.node.nodeType === 1
                     && (s.node.closest('.site-header') || s.node.matches('main')));
-                new PerformanceObserver(list => seen.push(...list.getEntries().filter(mine).map(e => e.value)))
-                    .observe({type: 'layout-shift', buffered: true});
-                setTimeout(() => done(seen), 300);
+                const observer = new PerformanceObserver(list => seen.push(...list.getEntries().filter(mine)));
+                observer.observe({type: 'layout-shift', buffered: true});
+                // Two frames painted after the buttons showed: any shift they caused is recorded by then.
+                requestAnimationFrame(() => requestAnimationFrame(() =>
+                    done([...seen, ...observer.takeRecords().filter(mine)].map(e => e.value))));
             })""")
             assert sum(shifts) < 0.01, (name, shifts)

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
+from coursegen.livereload import EVENTS_PATH
 from coursegen.pipeline import BuildOptions
 from coursegen.serve import LiveServer
 
@@ -20,9 +22,10 @@ def test_the_open_page_reloads_shows_the_overlay_and_recovers(live, mini_course,
     page, watch = page_and_watch
     lesson = mini_course / "lessons" / "02-second.md"
     good = lesson.read_text()
-    page.goto(live.url + "second.html")
-    page.wait_for_function("() => !!document.querySelector('script[data-coursegen-build]')")
-    page.wait_for_timeout(300)  # let the event stream connect
+    # the page's event stream is open once the server has answered it: saves from now on reach it
+    with page.expect_response(lambda response: response.url.endswith(EVENTS_PATH)):
+        page.goto(live.url + "second.html")
+    expect(page.locator("script[data-coursegen-build]")).to_have_count(1)
 
     lesson.write_text(good.replace("Text.", "Edited while the page was open."))
     page.get_by_text("Edited while the page was open.").wait_for(timeout=15000)
@@ -37,9 +40,9 @@ def test_the_open_page_reloads_shows_the_overlay_and_recovers(live, mini_course,
     hide = overlay.get_by_role("button", name="Hide")
     hide.focus()
     page.keyboard.press("Enter")
-    assert overlay.is_hidden()
+    expect(overlay).to_be_hidden()
 
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f nats`."))
     page.get_by_text("88.72\u00a0nats").wait_for(timeout=15000)
-    assert page.locator("[data-coursegen-overlay]").count() == 0
+    expect(page.locator("[data-coursegen-overlay]")).to_have_count(0)
     watch.assert_clean()

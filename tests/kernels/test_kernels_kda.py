@@ -175,6 +175,15 @@ def test_demo_report(gate):
         assert max(c["max_log10_reciprocal"] for c in chunks) > report["bf16_max_log10"]
 
 
+@pytest.mark.parametrize("gate, g_min", [("bounded", -1.0), ("bounded", -10.0), ("unbounded", -5.0)])
+def test_demo_forms_stay_far_inside_the_widgets_agreement_bound(gate, g_min):
+    # The kda-chunkwise widget says both forms agree to within 10⁻¹²; over its longest inputs and
+    # every chunk size they differ by about 5e-15, a hundredfold inside, on any BLAS's round-off.
+    worst = max(kda.demo(1024, c, gate, g_min, seed)["max_abs_diff"]
+                for c in (16, 32, 64, 128) for seed in (0, 9999))
+    assert worst < 1e-14
+
+
 def test_demo_is_deterministic():
     a = kda.demo(50, 16, "bounded", -3.0, seed=42, d_k=4, d_v=2)
     b = kda.demo(50, 16, "bounded", -3.0, seed=42, d_k=4, d_v=2)
