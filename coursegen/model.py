@@ -80,6 +80,39 @@ class Unit:
 
 
 @dataclass(frozen=True)
+class UnitRun:
+    """Consecutive upcoming units of one part without titles: one line on the course map and progress maps."""
+
+    units: tuple[Unit, ...]
+
+    @property
+    def part(self) -> str:
+        return self.units[0].part
+
+    @property
+    def numbers(self) -> list[int]:
+        return [u.number for u in self.units]
+
+    @property
+    def label(self) -> str:
+        """'Lessons 8–14', 'Lesson 8', or 'Units 8–9' when lessons and reviews mix."""
+        kinds = {u.kind for u in self.units}
+        noun = kinds.pop().capitalize() if len(kinds) == 1 else "Unit"
+        first, last = self.units[0].number, self.units[-1].number
+        return f"{noun} {first}" if first == last else f"{noun}s {first}–{last}"
+
+    @property
+    def text(self) -> str:
+        """The map's line for the run: 'Lessons 8–14 are still being written'."""
+        return f"{self.label} {'is' if len(self.units) == 1 else 'are'} still being written"
+
+
+def untitled_upcoming(unit: Unit) -> bool:
+    """True for a unit the maps fold into a UnitRun: not published and given no title."""
+    return unit.page is None and not unit.title
+
+
+@dataclass(frozen=True)
 class Course:
     """The linked course: configuration plus every unit in order."""
 
@@ -89,6 +122,18 @@ class Course:
     @functools.cached_property  # computed once: every page asks for its neighbours
     def written(self) -> tuple[Unit, ...]:
         return tuple(u for u in self.units if u.page)
+
+    @functools.cached_property
+    def outline(self) -> tuple[Unit | UnitRun, ...]:
+        """The units as the maps list them: each run of untitled upcoming units of one part becomes a UnitRun."""
+        entries: list = []
+        for unit in self.units:
+            last = entries[-1] if entries else None
+            if untitled_upcoming(unit) and isinstance(last, UnitRun) and last.part == unit.part:
+                entries[-1] = UnitRun(last.units + (unit,))
+            else:
+                entries.append(UnitRun((unit,)) if untitled_upcoming(unit) else unit)
+        return tuple(entries)
 
     def neighbours(self, slug: str) -> tuple[Unit | None, Unit | None]:
         """Return the previous and next written units around `slug`."""

@@ -10,6 +10,15 @@ to count values instead of bytes.
 """
 import numbers
 
+# K3's backbone as the course's sources describe it: 23 blocks of three KDA layers and one
+# Gated MLA layer, then one more Gated MLA layer on top. 96 is the head count Lesson 3's cache
+# diagram draws. Head and latent dimensions are not given by the sources, so none are fixed here.
+K3_BLOCKS = 23
+K3_KDA_LAYERS = 3 * K3_BLOCKS
+K3_MLA_LAYERS = K3_BLOCKS + 1
+K3_LAYERS = K3_KDA_LAYERS + K3_MLA_LAYERS
+K3_HEADS = 96
+
 
 def _counts(**values):
     """Raise ValueError unless every value is a non-negative int."""
@@ -101,3 +110,18 @@ def cache_comparison(seq_lens, *, attention, mla, kda, layers=1, bytes_per_value
              "attention": attention_cache(n, *attention, **kw),
              "mla": mla_cache(n, *mla, **kw),
              "kda": kda_state(*kda, **kw)} for n in seq_lens]
+
+
+def sequence_memory(seq_len, *, heads, head_dim, latent_dim, kda_layers, mla_layers, bytes_per_value=2):
+    """Return the bytes one sequence of seq_len tokens holds, by layer type, as exact integers.
+
+    attention: standard attention (a K and a V per head and token) in all kda_layers +
+    mla_layers layers; mla: the latent cache of the mla_layers layers; kda: the fixed state of
+    the kda_layers layers (d_k = d_v = head_dim); hybrid: mla + kda, the mix K3 uses.
+    """
+    _counts(bytes_per_value=bytes_per_value)
+    attention = attention_cache(seq_len, heads, head_dim, layers=kda_layers + mla_layers,
+                                bytes_per_value=bytes_per_value)
+    mla = mla_cache(seq_len, latent_dim, layers=mla_layers, bytes_per_value=bytes_per_value)
+    kda = kda_state(heads, head_dim, head_dim, layers=kda_layers, bytes_per_value=bytes_per_value)
+    return {"seq_len": seq_len, "attention": attention, "mla": mla, "kda": kda, "hybrid": mla + kda}

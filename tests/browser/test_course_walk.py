@@ -7,7 +7,7 @@ from helpers import run_cli, serving
 
 pytestmark = pytest.mark.browser
 
-WRITTEN = ["kda", "sequence-axis", "depth-axis", "review-a"]
+WRITTEN = ["k3-at-a-glance", "kda", "sequence-axis", "depth-axis", "review-a"]
 PHONE = {"width": 360, "height": 740}
 PRINTED_PAGE = {"width": 700, "height": 1000}  # about an A4 page's printable width at 96 dpi
 
@@ -52,3 +52,21 @@ def test_printed_pages_hide_navigation_and_fit_every_diagram_and_table(built, co
             clipped = page.evaluate("""() => [...document.querySelectorAll('pre.diagram, .unit-body table')]
                 .filter(el => el.scrollWidth > el.clientWidth + 1).map(el => el.textContent.slice(0, 40))""")
             assert clipped == [], f"{slug}.html prints these cut off: {clipped}"
+
+
+def test_lesson_ones_memory_widget_answers_from_baked_states(built, page_and_watch):
+    page, watch = page_and_watch
+    widget = "#widget-memory-per-sequence"
+    with serving(built) as base:
+        page.goto(base + "k3-at-a-glance.html")
+        page.wait_for_selector(f"{widget}[data-widget-ready]")
+        verdict = page.locator(f"{widget} [data-out=verdict]")
+        assert verdict.text_content().startswith("At 1M tokens, K3's mix holds 24.2 GiB")
+        page.select_option(f"{widget}-context", "8K")
+        assert verdict.text_content().startswith("At 8K tokens")
+        assert page.locator(f"{widget} [data-out=kda_text]").text_content() == "207 MiB"  # the state keeps its size
+        assert page.locator(f"{widget} [data-marker]").get_attribute("x1") == "0"
+        page.select_option(f"{widget}-head_dim", "64")
+        assert "head dimension 64" in page.locator(f"{widget} [data-out=assumptions_text]").text_content()
+        assert page.locator(f"{widget} [data-out=kda_text]").text_content() == "51.8 MiB"
+    watch.assert_clean()

@@ -13,7 +13,7 @@ from helpers import REPO, check_golden, copy_course
 from coursegen.pipeline import build_site
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-PAGES = ("index", "kda", "sequence-axis", "depth-axis", "review-a")
+PAGES = ("index", "k3-at-a-glance", "kda", "sequence-axis", "depth-axis", "review-a")
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,9 @@ from helpers import run_cli
 FENCE = "```widget overflow-slider g_min=-5 tile=16\n```"
 CASES = [
     ("```widget overflow-slidr\n```", "lessons/01-gauges.md:8: unknown widget 'overflow-slidr'",
-     "did you mean 'overflow-slider'? known widgets are: kda-chunkwise, overflow-slider"),
+     "did you mean 'overflow-slider'? known widgets are: kda-chunkwise, memory-per-sequence, overflow-slider"),
     ("```widget\n```", "lessons/01-gauges.md:8: widget fence names no widget",
-     "known widgets are: kda-chunkwise, overflow-slider"),
+     "known widgets are: kda-chunkwise, memory-per-sequence, overflow-slider"),
     ("```widget overflow-slider gmin=-5\n```", "lessons/01-gauges.md:8: unknown parameter 'gmin' for widget 'overflow-slider'",
      "did you mean 'g_min'? known parameters of overflow-slider are: g_min, tile"),
     ("```widget overflow-slider g_min=-12\n```",
