@@ -21,7 +21,7 @@ from . import blocks, calc, checks, hosting, offline, questions, search, widgets
 from .assets import Assets
 from .errors import ContentError, Problem, Problems
 from .link import link_course
-from .incremental import BuildCache
+from .incremental import BuildCache, uses_author_code
 from .markdown import ParseContext
 from .render import RenderOptions, render_site
 from .sources import load_sources
@@ -62,6 +62,8 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     if config and options.offline:
         config = offline.self_hosted(config)
     sources = load_sources(root, problems, read=cache.read_text)
+    if any(uses_author_code(source.text) for source in sources):  # its worker starts while the build goes on
+        calc.warm_up(root, config)
     md = cache.markdown(EXTENSIONS)
     ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
                        extra=prepare_extensions(root, config, problems))

@@ -17,7 +17,8 @@ import jinja2
 from markupsafe import Markup
 
 from .assets import hashed_name
-from .calc import CalcError
+from .author_code import AuthorCodeStopped, Limits
+from .calc import LIMIT_HINT, CalcError, CourseCode
 from .config import CONFIG_NAME
 from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
@@ -63,7 +64,8 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
     templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                                    trim_blocks=True, lstrip_blocks=True)
     templates.filters["num"] = fmt
-    return WidgetContext(root, widgets, EntryRunner(root), templates, runtime)
+    code = CourseCode(root, config.limits if config is not None else Limits())
+    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime)
 
 
 def add_files(course, root: Path, assets, problems: Problems) -> None:
@@ -161,15 +163,21 @@ def parse_params(widget: Widget, settings: list[str], problems, path: str, line:
 
 def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, path: str, line: int):
     """Return [(params, baked result)] for every state the page carries, or None on failure."""
-    states = []
-    for state in widget.grid(params):
-        try:
-            states.append((state, baked(widget, context.runner.run(widget, state))))
-        except (EntryError, CalcError) as err:
+    grid, states = widget.grid(params), []
+    try:
+        for state, result in context.runner.run_each(widget, grid):
+            states.append((state, baked(widget, result)))
+    except (EntryError, CalcError, AuthorCodeStopped) as err:
+        shown = " ".join(f"{k}={fmt(v)}" for k, v in grid[len(states)].items())
+        if isinstance(err, AuthorCodeStopped) and err.timed_out:
+            problems.error(path, line, f"widget '{widget.name}' {err.message} for {shown}"
+                                       + (f" (at {err.where})" if err.where else ""), LIMIT_HINT)
+        elif isinstance(err, AuthorCodeStopped):
+            problems.error(path, line, f"widget '{widget.name}' failed for {shown}: it {err.located()}")
+        else:
             where = f" (widgets/{widget.name}/widget.py line {err.line})" if getattr(err, "line", 0) else ""
-            shown = " ".join(f"{k}={fmt(v)}" for k, v in state.items())
             problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}")
-            return None
+        return None
     return states
 
 
