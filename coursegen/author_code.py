@@ -88,6 +88,8 @@ def call_each(limits: Limits, root: Path, function, arg_tuples: list[tuple], set
     The worker receives them all at once and sends each result as soon as it has it, so many short
     calls (a widget's baked states) cost one round trip, not one each; it stops at the first that fails.
     """
+    if setup in _SETUP_FAILURES:  # it failed before (a hang would only hang again): fail at once
+        raise SetupFailed(_SETUP_FAILURES[setup])
     worker = _worker(limits)
     try:
         if setup is not None and setup not in worker.done:
@@ -97,6 +99,7 @@ def call_each(limits: Limits, root: Path, function, arg_tuples: list[tuple], set
             try:
                 next(worker.answers(limits.seconds, root, 1))
             except Exception as err:  # noqa: BLE001 - the caller tells author mistakes from bugs
+                _SETUP_FAILURES[setup] = err
                 raise SetupFailed(err) from err
             worker.done.add(setup)
         worker.send(limits.seconds, root, function, arg_tuples)
@@ -220,6 +223,7 @@ class WorkerTraceback(Exception):
 
 
 _WORKERS: dict[int, Worker] = {}  # process id → its worker (a forked child starts its own)
+_SETUP_FAILURES: dict[tuple, Exception] = {}  # setup → what it raised (its arguments change when its inputs do)
 
 
 def _read_all(fd: int) -> str:

@@ -28,7 +28,7 @@ SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 MINUS = "\u2212"
 NBSP = "\u00a0"
-LIMIT_HINT = "each call of the course's Python has `limits: {seconds: …}` in course.yaml (default 10)"
+LIMIT_HINT = "each call of the course's Python may run for `limits: {seconds: …}` of course.yaml (default 10)"
 FORMAT_HINT = "use a Python format spec such as .2f, ',' or .3g, or sci:N, then an optional unit (.2f nats)"
 SCI_TEXT = re.compile(r"^([-+]?[\d.]+)\s*(?:[×x]\s*10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)|[eE]([-+]?\d+))$")
 
@@ -66,14 +66,13 @@ class CourseCode:
     """Calls into the course's own Python for one build, in the worker (see author_code).
 
     Before a worker runs its first call, it imports the kernels package as a call of its own, so
-    that a package that cannot be imported, or never finishes importing, is reported as such,
-    once per build: later calls get the same error at once instead of waiting out the limit again.
+    that a package that cannot be imported, or never finishes importing, is reported as such;
+    later calls get the same error at once instead of waiting out the limit again.
     """
 
     def __init__(self, root: Path, limits: Limits):
         self.root, self.limits = root, limits
         self.build = os.urandom(8).hex()  # the worker keeps what one build set up (widget namespaces) for it alone
-        self.setup_failed: CalcError | None = None
         self._setup: tuple | None = None
 
     @property
@@ -97,8 +96,6 @@ class CourseCode:
 
     def call_each(self, function, arg_tuples: list[tuple]):
         """Yield `function(root, *args, build)` for each of `arg_tuples`, like `call` (see author_code.call_each)."""
-        if self.setup_failed:
-            raise self.setup_failed
         folder = kernels_folder(self.root)
         try:
             yield from author_code.call_each(self.limits, self.root, function,
@@ -109,7 +106,6 @@ class CourseCode:
                 err = CalcError(f"{folder.name}/ cannot be imported: it {err.located()}", LIMIT_HINT)
             elif not isinstance(err, CalcError):
                 raise err from None  # a bug: keep its traceback
-            self.setup_failed = err
             raise err from None
 
 

@@ -22,6 +22,7 @@ from .calc import LIMIT_HINT, CalcError, CourseCode
 from .config import CONFIG_NAME
 from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
+from .render import template_problem
 from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from .widget_site import SiteError, kernels_wheel, pyodide_site
 from .widget_spec import Widget, fmt, load_widgets, parse_value
@@ -189,13 +190,27 @@ def render_widget(token, env: dict) -> str:
     if not data:
         return '<p class="widget-error">This widget could not be built.</p>\n'
     context: WidgetContext = env["ctx"].extra["widgets"]
-    widget, params = data["widget"], data["params"]
+    widget = data["widget"]
     ids = env.setdefault("widget_ids", {})
     ids[widget.name] = ids.get(widget.name, 0) + 1
     element_id = f"widget-{widget.name}" + (f"-{ids[widget.name]}" if ids[widget.name] > 1 else "")
     first_on_page = not env.get("widget_runtime_done")
     env["widget_runtime_done"] = True
-    html = context.templates.get_template("partials/widget.html").render(
+    try:
+        html = render_figure(context, data, element_id, first_on_page)
+    except Exception as err:  # noqa: BLE001 - a mistake in the widget's result.html (or the partial) is the author's
+        problem = template_problem(err, context.root, ("widgets", "templates"))
+        if not isinstance(err, jinja2.TemplateError) and problem.line == 1 and problem.path == "widgets":
+            raise  # raised nowhere in the course's templates: a bug, with its traceback
+        env["problems"].error(problem.path, problem.line, problem.message)
+        return '<p class="widget-error">This widget could not be built.</p>\n'
+    return html if html.endswith("\n") else html + "\n"
+
+
+def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_page: bool) -> str:
+    """Return the figure's HTML from templates/partials/widget.html and the widget's result.html."""
+    widget, params = data["widget"], data["params"]
+    return context.templates.get_template("partials/widget.html").render(
         widget=widget, params=params, id=element_id,
         result=next(result for state, result in data["states"] if state == params),
         params_json=json.dumps(params, separators=(",", ":")), spec_json=spec_json(widget),
@@ -203,7 +218,6 @@ def render_widget(token, env: dict) -> str:
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
         code=Markup(highlight_code(entry_source(widget), "python", None)),
         runtime_json=Markup(states_json(context.runtime)) if first_on_page else "")
-    return html if html.endswith("\n") else html + "\n"
 
 
 def spec_json(widget: Widget) -> str:
