@@ -21,6 +21,7 @@ from the forked child of `parallel.map_in_two`, which starts its own worker when
 from __future__ import annotations
 
 import faulthandler
+import gc
 import os
 import pickle
 import re
@@ -29,6 +30,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -36,6 +38,7 @@ from pathlib import Path
 
 DEFAULT_SECONDS = 10.0
 DEFAULT_MEMORY_MB = 4096
+SEND_EVERY = 0.02  # seconds: the worker sends the results it has at least this often (fewer, larger messages)
 GRACE = 2.0  # seconds the build waits beyond the limit for the worker's own watchdog to report
 FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in ')
 
@@ -145,12 +148,15 @@ class Worker:
         self.serial = 0  # of the last request: answers to an earlier one (abandoned midway) are skipped
         ours, theirs = socket.socketpair()
         self.dump_read, dump_write = os.pipe()  # where the watchdog writes the stack of a call out of time
-        package_parent = str(Path(__file__).resolve().parent.parent)
-        code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
-                "from coursegen.author_code import serve_calls; serve_calls()")
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", code, str(theirs.fileno()), str(dump_write), str(memory_mb)],
-            pass_fds=(theirs.fileno(), dump_write), stdin=subprocess.DEVNULL)
+        if _can_fork():
+            self.process = _Forked(theirs.fileno(), dump_write, memory_mb)
+        else:
+            package_parent = str(Path(__file__).resolve().parent.parent)
+            code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
+                    "from coursegen.author_code import serve_calls; serve_calls()")
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", code, str(theirs.fileno()), str(dump_write), str(memory_mb)],
+                pass_fds=(theirs.fileno(), dump_write), stdin=subprocess.DEVNULL)
         theirs.close()
         os.close(dump_write)
         self.connection = Connection(ours.detach())
@@ -168,27 +174,29 @@ class Worker:
 
     def answers(self, seconds: float, root: Path, count: int):
         """Yield the results of the last request, `count` of them, raising at the first that failed."""
-        for _ in range(count):
-            outcome, value = self._answer(seconds)
-            if outcome is None:
+        while count > 0:
+            outcomes = self._answer(seconds)
+            if outcomes is None:
                 raise self._stopped(seconds, root)
-            if outcome == "raised":  # an author mistake (CalcError, EntryError) or, if not, a bug shown with its cause
-                error, text = value
-                raise error from WorkerTraceback(text)
-            if outcome == "bug":  # what the worker could not even send back: coursegen's own failure
-                raise RuntimeError("the author-code worker failed:\n" + value)
-            yield value
+            for outcome, value in outcomes:
+                if outcome == "raised":  # an author mistake (CalcError, EntryError), or a bug shown with its cause
+                    error, text = value
+                    raise error from WorkerTraceback(text)
+                if outcome == "bug":  # what the worker could not even send back: coursegen's own failure
+                    raise RuntimeError("the author-code worker failed:\n" + value)
+                count -= 1
+                yield value
 
-    def _answer(self, seconds: float) -> tuple:
-        """Return the next (outcome, value) of the current request; (None, None) when none came in time."""
+    def _answer(self, seconds: float) -> list | None:
+        """Return the next few (outcome, value) pairs of the current request; None when none came in time."""
         try:
             while self.connection.poll(seconds + GRACE):
-                serial, outcome, value = self.connection.recv()
+                serial, outcomes = self.connection.recv()
                 if serial == self.serial:
-                    return outcome, value
+                    return outcomes
         except (EOFError, OSError):  # the worker died during the call
             pass
-        return None, None
+        return None
 
     def _stopped(self, seconds: float, root: Path) -> AuthorCodeStopped:
         """Return what stopped the call: the watchdog's report, or how the worker ended."""
@@ -213,6 +221,60 @@ class Worker:
             os.close(self.dump_read)
         except OSError:
             pass
+
+
+def _can_fork() -> bool:
+    """Return True when the worker may be a fork of this process: POSIX, and no other thread holds locks.
+
+    A fork starts in milliseconds with coursegen already imported; otherwise (in `serve`, whose server
+    threads run) the worker is a fresh interpreter, which takes a tenth of a second more.
+    """
+    from .parallel import can_fork
+    return can_fork()
+
+
+class _Forked:
+    """A worker forked from this process, with the part of subprocess.Popen's interface used here."""
+
+    def __init__(self, connection_fd: int, dump_fd: int, memory_mb: int):
+        for stream in (sys.stdout, sys.stderr):  # or the fork would write out this process's buffered text again
+            stream.flush()
+        self.returncode: int | None = None
+        self.pid = os.fork()
+        if self.pid == 0:
+            status = 1
+            try:
+                _close_all_but(connection_fd, dump_fd)
+                _serve(connection_fd, dump_fd, memory_mb)
+                status = 0
+            finally:
+                os._exit(status)  # never return into the build's code
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _close_all_but(*keep: int) -> None:
+    """Close every inherited descriptor above stderr but `keep`: a fork holding the build's pipes (other
+    workers' sockets, parallel.map_in_two's) would keep their readers from seeing them close."""
+    start = 3
+    for fd in sorted(keep):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, os.sysconf("SC_OPEN_MAX"))
 
 
 class WorkerTraceback(Exception):
@@ -251,9 +313,14 @@ def _innermost_course_frame(report: str, root: Path) -> str:
 # ---- the worker process -------------------------------------------------------------------
 
 def serve_calls() -> None:
+    """The worker's entry point as a fresh interpreter: its descriptors and memory cap come as arguments."""
+    _serve(*(int(arg) for arg in sys.argv[1:4]))
+
+
+def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
     """The worker's main loop: run each call it receives under the time limit, send back the outcome."""
-    connection_fd, dump_fd, memory_mb = (int(arg) for arg in sys.argv[1:4])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the build, which then ends this worker
+    gc.enable()  # a fork inherits the build's paused collector (pipeline.collector_paused)
     cap = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     connection = Connection(connection_fd)
@@ -263,16 +330,22 @@ def serve_calls() -> None:
             serial, function, arg_tuples, seconds = connection.recv()
         except (EOFError, OSError):  # the build has ended
             return
-        for args in arg_tuples:
-            outcome = _run_one(function, args, seconds, dump)
-            try:
-                connection.send((serial, *outcome))
-            except (pickle.PicklingError, TypeError, AttributeError):
-                connection.send((serial, "bug", traceback.format_exc()))
-            except OSError:
-                return
-            if outcome[0] != "returned":
+        outcomes, sent = [], time.monotonic()
+        for index, args in enumerate(arg_tuples):
+            outcomes.append(_run_one(function, args, seconds, dump))
+            failed = outcomes[-1][0] != "returned"
+            if failed or index == len(arg_tuples) - 1 or time.monotonic() - sent > SEND_EVERY:
+                try:
+                    connection.send((serial, outcomes))
+                except (pickle.PicklingError, TypeError, AttributeError):
+                    connection.send((serial, [("bug", traceback.format_exc())]))
+                except OSError:
+                    return
+                outcomes, sent = [], time.monotonic()
+            if failed:
                 break
+        for stream in (sys.stdout, sys.stderr):  # what the course's code printed (a fork ends without flushing)
+            stream.flush()
 
 
 def _run_one(function, args: tuple, seconds: float, dump) -> tuple:

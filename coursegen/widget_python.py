@@ -28,9 +28,9 @@ class EntryError(Exception):
 
 
 @contextlib.contextmanager
-def course_kernels(root):
-    """Make `import kernels` give the course's kernels package while the block runs."""
-    package = load_kernels(root)
+def course_kernels(root, package=None):
+    """Make `import kernels` give the course's kernels package (or `package`) while the block runs."""
+    package = package or load_kernels(root)
     names = ["kernels", *(f"kernels.{name}" for name in KERNEL_MODULES)]
     saved = {name: sys.modules.get(name) for name in names}
     sys.modules["kernels"] = package
@@ -68,7 +68,7 @@ class EntryRunner:
 
 def run_entry(root, widget: Widget, params: dict, build: str) -> dict:
     """Return the checked result of the entry's `run(**params)`: what the worker runs for one state."""
-    with course_kernels(root):
+    with course_kernels(root, _build_kernels(root, build)):
         namespace = _namespace(widget, build)
         try:
             result = namespace["run"](**params)
@@ -77,6 +77,14 @@ def run_entry(root, widget: Widget, params: dict, build: str) -> dict:
     return checked_result(widget, result)
 
 
+def _build_kernels(root, build: str):
+    """Return the kernels package for this build, looked up once per build (not once per state)."""
+    if _KERNELS[0] != (str(root), build):
+        _KERNELS[:] = [(str(root), build), load_kernels(root)]
+    return _KERNELS[1]
+
+
+_KERNELS: list = [None, None]  # [(root, build), its kernels package], in the worker
 _NAMESPACES: dict[tuple, dict] = {}  # (build, widget folder) → the entry's module namespace, in the worker
 
 

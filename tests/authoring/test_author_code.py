@@ -21,11 +21,25 @@ def worker_pid() -> int:
     return author_code._WORKERS[os.getpid()].process.pid
 
 
+@pytest.mark.usefixtures("how_started")
 def test_a_call_returns_its_value_from_another_process(tmp_path):
     assert call(FAST, tmp_path, builtins.eval, "6 * 7") == 42
     assert worker_pid() != os.getpid()
+    assert call(FAST, tmp_path, builtins.eval, "__import__('os').getppid()") == os.getpid()
 
 
+@pytest.fixture(params=["fork", "fresh interpreter"])
+def how_started(request, monkeypatch):
+    """Each worker test runs twice: with the worker forked (the command line) and spawned (serve's threads)."""
+    monkeypatch.setattr(author_code, "_WORKERS", {})
+    if request.param != "fork":
+        monkeypatch.setattr(author_code, "_can_fork", lambda: False)
+    yield request.param
+    for worker in author_code._WORKERS.values():
+        worker.stop()
+
+
+@pytest.mark.usefixtures("how_started")
 def test_a_call_out_of_time_is_stopped_where_it_was_and_the_worker_replaced(tmp_path):
     spin = tmp_path / "widgets" / "spin" / "widget.py"
     spin.parent.mkdir(parents=True)
@@ -42,6 +56,7 @@ def test_a_call_out_of_time_is_stopped_where_it_was_and_the_worker_replaced(tmp_
     assert worker_pid() != before
 
 
+@pytest.mark.usefixtures("how_started")
 def test_a_call_stuck_inside_c_code_is_stopped_too(tmp_path):
     started = time.perf_counter()
     with pytest.raises(AuthorCodeStopped) as stopped:
@@ -50,6 +65,7 @@ def test_a_call_stuck_inside_c_code_is_stopped_too(tmp_path):
     assert time.perf_counter() - started < FAST.seconds + author_code.GRACE + 1
 
 
+@pytest.mark.usefixtures("how_started")
 def test_memory_beyond_the_cap_fails_in_the_worker_not_the_build(tmp_path):
     small = Limits(seconds=5, memory_mb=512)
     with pytest.raises(MemoryError):
@@ -57,12 +73,14 @@ def test_memory_beyond_the_cap_fails_in_the_worker_not_the_build(tmp_path):
     assert call(small, tmp_path, builtins.eval, "len(bytearray(1 << 20))") == 1 << 20  # the same worker goes on
 
 
+@pytest.mark.usefixtures("how_started")
 def test_system_exit_in_a_call_never_ends_the_build(tmp_path):
     with pytest.raises(RuntimeError, match="SystemExit: 0"):
         call(FAST, tmp_path, builtins.exec, "import sys; sys.exit(0)")
     assert call(FAST, tmp_path, builtins.eval, "1 + 1") == 2
 
 
+@pytest.mark.usefixtures("how_started")
 def test_a_worker_that_dies_is_reported_and_replaced(tmp_path):
     with pytest.raises(AuthorCodeStopped) as stopped:
         call(FAST, tmp_path, builtins.exec, "import os; os._exit(3)")
@@ -70,7 +88,8 @@ def test_a_worker_that_dies_is_reported_and_replaced(tmp_path):
     assert call(FAST, tmp_path, builtins.eval, "3") == 3
 
 
-def test_results_stream_back_one_by_one_and_stop_at_the_first_failure(tmp_path):
+@pytest.mark.usefixtures("how_started")
+def test_results_stream_back_in_order_and_stop_at_the_first_failure(tmp_path):
     results = author_code.call_each(FAST, tmp_path, builtins.eval, [("1",), ("1/0",), ("3",)])
     assert next(results) == 1
     with pytest.raises(ZeroDivisionError):
