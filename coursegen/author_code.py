@@ -176,8 +176,8 @@ class Worker:
         """Yield the results of the last request, `count` of them, raising at the first that failed."""
         while count > 0:
             outcomes = self._answer(seconds)
-            if outcomes is None:
-                raise self._stopped(seconds, root)
+            if not isinstance(outcomes, list):
+                raise self._stopped(seconds, root, late=outcomes == "late")
             for outcome, value in outcomes:
                 if outcome == "raised":  # an author mistake (CalcError, EntryError), or a bug shown with its cause
                     error, text = value
@@ -187,20 +187,26 @@ class Worker:
                 count -= 1
                 yield value
 
-    def _answer(self, seconds: float) -> list | None:
-        """Return the next few (outcome, value) pairs of the current request; None when none came in time."""
+    def _answer(self, seconds: float) -> list | str:
+        """Return the next few (outcome, value) pairs of the current request; "late" when none came in time,
+        "ended" when the worker ended."""
         try:
             while self.connection.poll(seconds + GRACE):
                 serial, outcomes = self.connection.recv()
                 if serial == self.serial:
                     return outcomes
         except (EOFError, OSError):  # the worker died during the call
-            pass
-        return None
+            return "ended"
+        return "late"
 
-    def _stopped(self, seconds: float, root: Path) -> AuthorCodeStopped:
+    def _stopped(self, seconds: float, root: Path, late: bool = False) -> AuthorCodeStopped:
         """Return what stopped the call: the watchdog's report, or how the worker ended."""
-        stuck = self.alive()  # not even the watchdog answered: end the worker here
+        stuck = late and self.alive()  # not even the watchdog answered: end the worker here
+        if not late:  # its socket closed: it is ending (or the course's code closed it; it gets GRACE to end)
+            deadline = time.monotonic() + GRACE
+            while self.alive() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            stuck = self.alive()
         if stuck:
             self.process.kill()
         status = self.process.wait()
@@ -302,10 +308,11 @@ def _read_all(fd: int) -> str:
 
 def _innermost_course_frame(report: str, root: Path) -> str:
     """Return `widgets/x/widget.py line 3` for the innermost frame of `report` in the course's files."""
-    base = str(root.resolve()) + os.sep
+    bases = {str(root) + os.sep, str(root.resolve()) + os.sep}
     for line in report.splitlines():  # the watchdog lists the most recent call first
         match = FRAME.match(line)
-        if match and match.group(1).startswith(base):
+        base = next((b for b in bases if match and match.group(1).startswith(b)), None)
+        if base:
             return f"{match.group(1)[len(base):]} line {match.group(2)}"
     return ""
 

@@ -116,7 +116,13 @@ def import_kernels(root: Path, signature: str) -> None:
 
 def compute_for_course(root: Path, content: str, build: str) -> tuple[str, str]:
     """Return `compute(content)` over the course's kernels: what the worker runs for one role."""
-    return compute(content, kernel_names(root))
+    names = kernel_names(root)
+    try:
+        return compute(content, names)
+    except CalcError:
+        raise
+    except BaseException as err:  # noqa: BLE001 - raised by a kernel value's own code (its __getattr__, __format__ …)
+        raise CalcError(f"{{calc}} '{content.split('|')[0].strip()[:60]}' failed: {type(err).__name__}: {err}") from None
 
 
 def compute(content: str, names: dict) -> tuple[str, str]:

@@ -74,7 +74,12 @@ def run_entry(root, widget: Widget, params: dict, build: str) -> dict:
             result = namespace["run"](**params)
         except BaseException as err:  # noqa: BLE001 - even sys.exit(): reported at the fence with the entry's line
             raise EntryError(f"{type(err).__name__}: {err}", _entry_line(err)) from None
-    return checked_result(widget, result)
+        try:
+            return checked_result(widget, result)
+        except EntryError:
+            raise
+        except BaseException as err:  # noqa: BLE001 - raised by the result's own code (a value's __eq__, __iter__ …)
+            raise EntryError(f"run() returned something that failed when read: {type(err).__name__}: {err}") from None
 
 
 def _build_kernels(root, build: str):
