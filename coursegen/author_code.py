@@ -2,8 +2,9 @@
 
 Author code can loop forever, exhaust memory, call `sys.exit()` or crash the interpreter; none
 of that may hang the build, report a success it did not have, or take the build down with a
-traceback. So it runs in one long-lived worker process per build process (started on first use,
-reused for every call and by later builds in `serve`), never in the build itself:
+traceback. So it runs in one long-lived worker process per build process (started, and set to
+import the kernels, while the build reads its sources; reused for every call and by later builds
+in `serve`), never in the build itself:
 
 - each call has a time limit (`limits: {seconds: …}` in course.yaml, default 10 s). The worker
   arms `faulthandler`'s watchdog for the call, which writes where the call was and ends the
@@ -15,8 +16,10 @@ reused for every call and by later builds in `serve`), never in the build itself
 
 A call names a module-level function of coursegen and its arguments (both pickled); the function
 reports author mistakes by raising CalcError or EntryError, which come back as they were raised.
-The worker is a fresh interpreter (not a fork), so it is safe to start from `serve`'s threads and
-from the forked child of `parallel.map_in_two`, which starts its own worker when it needs one.
+The worker is a fork of the build when no other thread runs (the command line: it starts in
+milliseconds, coursegen already imported), else a fresh interpreter (`serve`, whose server threads
+could hold locks a fork would inherit). Each process has its own: the forked child of
+`parallel.map_in_two` starts one when it needs it.
 """
 from __future__ import annotations
 

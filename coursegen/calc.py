@@ -105,7 +105,7 @@ class CourseCode:
             if isinstance(err, AuthorCodeStopped):
                 err = CalcError(f"{folder.name}/ cannot be imported: it {err.located()}", LIMIT_HINT)
             elif not isinstance(err, CalcError):
-                raise err from None  # a bug: keep its traceback
+                raise err  # a bug: keep its traceback (and the worker's, its cause)
             raise err from None
 
 

@@ -23,6 +23,7 @@ PARAM_KEYS = {"type": str, "min": object, "max": object, "step": object,
               "choices": list, "default": object, "label": str, "unit": str, "help": str}
 PARAM_TYPES = ("float", "int", "choice")
 GRID_LIMIT = 2000  # most states a page may carry for one widget
+VALUES_LIMIT = 100_000  # most values values() lists (a template may call it; count() is for counting)
 MAX_BOUND = 1e300  # bounds and steps beyond this (or infinite, or NaN) make no slider
 
 
@@ -51,7 +52,7 @@ class Param:
         """Return every allowed value (the grid along this parameter), in order."""
         if self.type == "choice":
             return self.choices
-        if self.count() > GRID_LIMIT:
+        if self.count() > VALUES_LIMIT:
             raise ValueError(f"parameter '{self.name}' has {self.count()} values, too many to list")
         cast = int if self.type == "int" else float
         return tuple(cast(round(self.min + i * self.step, 10)) for i in range(self.count()))
