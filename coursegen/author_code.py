@@ -43,6 +43,8 @@ DEFAULT_SECONDS = 10.0
 DEFAULT_MEMORY_MB = 4096
 SEND_EVERY = 0.02  # seconds: the worker sends the results it has at least this often (fewer, larger messages)
 GRACE = 2.0  # seconds the build waits beyond the limit for the worker's own watchdog to report
+LIMITS_KEYS = {"seconds": object, "memory_mb": object}
+MIN_MEMORY_MB = 256  # below this the worker cannot even import numpy
 FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in ')
 
 
@@ -134,6 +136,23 @@ def _worker(limits: Limits) -> "Worker":
             worker.stop()
         worker = _WORKERS[os.getpid()] = Worker(limits.memory_mb)
     return worker
+
+
+def parse_limits(data, path: str, problems: Problems) -> Limits:
+    """Return course.yaml's `limits:` (seconds per call of author code, MiB of memory), reporting bad values."""
+    from .config import check_mapping  # here: config imports this module for Limits
+    good = check_mapping(data, LIMITS_KEYS, path, problems, "limits")
+    seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
+        problems.error(path, data.line_of("seconds"), f"limits: seconds must be a number of seconds from "
+                                                      f"0 to 3600, found {seconds!r}")
+        seconds = Limits.seconds
+    if isinstance(memory, bool) or not isinstance(memory, int) or memory < MIN_MEMORY_MB:
+        problems.error(path, data.line_of("memory_mb"), f"limits: memory_mb must be a whole number of MiB, "
+                                                        f"at least {MIN_MEMORY_MB}, found {memory!r}")
+        memory = Limits.memory_mb
+    return Limits(float(seconds), memory)
+
 
 
 def shown_limit(seconds: float) -> str:

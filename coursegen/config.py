@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .author_code import Limits
+from .author_code import Limits, parse_limits
 from .errors import Problems, did_you_mean
 from .yamlio import LineDict, YamlError, load_yaml
 
@@ -56,8 +56,6 @@ TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
 UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
 PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
 THEME_KEYS = {"accent": str}
-LIMITS_KEYS = {"seconds": object, "memory_mb": object}
-MIN_MEMORY_MB = 256  # below this the worker cannot even import numpy
 
 
 def check_mapping(data, schema: dict, path: str, problems: Problems, what: str) -> dict:
@@ -105,22 +103,7 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME) -> Cour
                         base_url=base_url.rstrip("/") + "/" if base_url else "",
                         language=top.get("language", "en"), units=units,
                         pyodide=PyodideConfig(**pyodide), theme=theme,
-                        limits=_parse_limits(top.get("limits", LineDict()), path, problems))
-
-
-def _parse_limits(data, path: str, problems: Problems) -> Limits:
-    """Return `limits:` (seconds per call of author code, MiB of memory), reporting bad values."""
-    good = check_mapping(data, LIMITS_KEYS, path, problems, "limits")
-    seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
-        problems.error(path, data.line_of("seconds"), f"limits: seconds must be a number of seconds from "
-                                                      f"0 to 3600, found {seconds!r}")
-        seconds = Limits.seconds
-    if isinstance(memory, bool) or not isinstance(memory, int) or memory < MIN_MEMORY_MB:
-        problems.error(path, data.line_of("memory_mb"), f"limits: memory_mb must be a whole number of MiB, "
-                                                        f"at least {MIN_MEMORY_MB}, found {memory!r}")
-        memory = Limits.memory_mb
-    return Limits(float(seconds), memory)
+                        limits=parse_limits(top.get("limits", LineDict()), path, problems))
 
 
 def _parse_units(entries, path: str, problems: Problems):
