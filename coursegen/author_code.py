@@ -129,9 +129,10 @@ def warm_up(limits: Limits, root: Path, setup: tuple) -> None:
 
 
 def _worker(limits: Limits) -> "Worker":
-    """Return this process's worker, started afresh when there is none, it died, or the memory cap changed."""
+    """Return this process's worker, started afresh when there is none, it died, the memory cap changed,
+    or a caller stopped reading its answers midway."""
     worker = _WORKERS.get(os.getpid())
-    if worker is None or worker.memory_mb != limits.memory_mb or not worker.alive():
+    if worker is None or worker.memory_mb != limits.memory_mb or worker.abandoned or not worker.alive():
         if worker is not None:
             worker.stop()
         worker = _WORKERS[os.getpid()] = Worker(limits.memory_mb)
@@ -167,6 +168,7 @@ class Worker:
         self.memory_mb = memory_mb
         self.done: set = set()  # the setups this worker has run
         self.pending: tuple | None = None  # a setup sent by warm_up whose answer nobody has read yet
+        self.abandoned = False  # True when a request's answers were left unread: the worker is replaced
         self.serial = 0  # of the last request: answers to an earlier one (abandoned midway) are skipped
         ours, theirs = socket.socketpair()
         self.dump_read, dump_write = os.pipe()  # where the watchdog writes the stack of a call out of time
@@ -196,17 +198,22 @@ class Worker:
 
     def answers(self, seconds: float, root: Path, count: int):
         """Yield the results of the last request, `count` of them, raising at the first that failed."""
+        self.abandoned = True  # until every answer is read: a worker still sending could block the next request
         while count > 0:
             outcomes = self._answer(seconds)
             if not isinstance(outcomes, list):
                 raise self._stopped(seconds, root, late=outcomes == "late")
             for outcome, value in outcomes:
+                if outcome != "returned":
+                    self.abandoned = False  # the worker stops at a failure: nothing more is coming
                 if outcome == "raised":  # an author mistake (CalcError, EntryError), or a bug shown with its cause
                     error, text = value
                     raise error from WorkerTraceback(text)
                 if outcome == "bug":  # what the worker could not even send back: coursegen's own failure
                     raise RuntimeError("the author-code worker failed:\n" + value)
                 count -= 1
+                if count == 0:  # all read (before the yield: `call` takes one answer and never resumes)
+                    self.abandoned = False
                 yield value
 
     def _answer(self, seconds: float) -> list | str:

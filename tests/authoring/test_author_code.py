@@ -26,6 +26,9 @@ def test_a_call_returns_its_value_from_another_process(tmp_path):
     assert call(FAST, tmp_path, builtins.eval, "6 * 7") == 42
     assert worker_pid() != os.getpid()
     assert call(FAST, tmp_path, builtins.eval, "__import__('os').getppid()") == os.getpid()
+    first = worker_pid()
+    assert [call(FAST, tmp_path, builtins.eval, str(n)) for n in range(5)] == list(range(5))
+    assert worker_pid() == first  # one long-lived worker serves every call
 
 
 @pytest.fixture(params=["fork", "fresh interpreter"])
@@ -94,7 +97,13 @@ def test_results_stream_back_in_order_and_stop_at_the_first_failure(tmp_path):
     assert next(results) == 1
     with pytest.raises(ZeroDivisionError):
         next(results)
-    assert call(FAST, tmp_path, builtins.eval, "4") == 4  # the abandoned request does not confuse the next
+    assert call(FAST, tmp_path, builtins.eval, "4") == 4  # the failed request does not confuse the next
+    before = worker_pid()
+    unread = author_code.call_each(FAST, tmp_path, builtins.eval, [("5",)] * 3)
+    assert next(unread) == 5
+    unread.close()  # its other answers are never read: the next call gets a fresh worker
+    assert call(FAST, tmp_path, builtins.eval, "6") == 6
+    assert worker_pid() != before
 
 
 def test_a_nested_calc_expression_is_a_problem_not_a_crash(mini_course, capsys):
