@@ -152,7 +152,7 @@ class BuildCache:
     def parse_key(self, source: Source) -> tuple:
         """Return the key that changes whenever re-parsing `source` could give a different Page."""
         uses, text = [self._shared["all"]], source.text
-        if "{calc}" in text and CALC_USE.search(text):  # substring tests first: regexes cost more (uses_author_code)
+        if "{calc}" in text and CALC_USE.search(text):  # substring tests first: regexes cost more
             uses.append(self._shared["calc"])
         if "widget" in text and WIDGET_USE.search(text):
             uses.append(self._shared["widgets"])
