@@ -7,10 +7,10 @@ Every mistake is a problem at the role's line; the number in the page always com
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib.util
 import math
+import os
 import re
 import sys
 import types
@@ -18,6 +18,8 @@ from pathlib import Path
 
 from markdown_it.common.utils import escapeHtml
 
+from . import author_code
+from .author_code import AuthorCodeStopped, Limits
 from .calc_eval import CalcError, evaluate
 from .roles import register_role
 
@@ -26,6 +28,7 @@ SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 MINUS = "\u2212"
 NBSP = "\u00a0"
+LIMIT_HINT = "each call of the course's Python may run for `limits: {seconds: …}` of course.yaml (default 10)"
 FORMAT_HINT = "use a Python format spec such as .2f, ',' or .3g, or sci:N, then an optional unit (.2f nats)"
 SCI_TEXT = re.compile(r"^([-+]?[\d.]+)\s*(?:[×x]\s*10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)|[eE]([-+]?\d+))$")
 
@@ -35,25 +38,100 @@ def install(md) -> None:
     register_role(md, "calc", render_calc)
 
 
-def prepare(root: Path, config, problems) -> dict:
-    """Return the names a `{calc}` expression may use: the course's kernel modules and `math`."""
-    return {"names": functools.cache(lambda: kernel_names(root))}
+def prepare(root: Path, config, problems) -> "CourseCode":
+    """Return the way to the course's own Python for this build (its kernels, under the time limit)."""
+    return CourseCode(root, config.limits if config is not None else Limits())
 
 
 def render_calc(token, env: dict, line: int) -> str:
     """Return the HTML for one `{calc}` role, recording any problem at `line`."""
     try:
-        expression, text = compute(token.content, env["ctx"].extra["calc"]["names"]())
+        try:
+            expression, text = env["ctx"].extra["calc"].call(compute_for_course, token.content)
+        except AuthorCodeStopped as stopped:
+            raise CalcError(f"{{calc}} '{token.content.split('|')[0].strip()[:60]}' {stopped.located()}",
+                            LIMIT_HINT) from None
     except CalcError as err:
         env["problems"].error(env["path"], line, err.message, err.hint, col=token.meta.get("col", 0))
         return f'<code class="calc-error">{escapeHtml(token.content)}</code>'
     return f'<span class="calc" data-calc="{escapeHtml(expression)}">{escapeHtml(text)}</span>'
 
 
+def warm_up(root: Path, config) -> None:
+    """Start the course's author-code worker and its import of the kernels now (see CourseCode.warm_up)."""
+    prepare(root, config, None).warm_up()
+
+
+class CourseCode:
+    """Calls into the course's own Python for one build, in the worker (see author_code).
+
+    Before a worker runs its first call, it imports the kernels package as a call of its own, so
+    that a package that cannot be imported, or never finishes importing, is reported as such;
+    later calls get the same error at once instead of waiting out the limit again.
+    """
+
+    def __init__(self, root: Path, limits: Limits):
+        self.root, self.limits = root, limits
+        self.build = os.urandom(8).hex()  # the worker keeps what one build set up (widget namespaces) for it alone
+        self._setup: tuple | None = None
+
+    @property
+    def setup(self) -> tuple:
+        """Return what a worker runs first: importing the kernels (their signature computed once per build;
+        a new signature imports them afresh)."""
+        if self._setup is None:
+            folder = kernels_folder(self.root)
+            self._setup = (import_kernels, (self.root, _signature(folder) if folder.is_dir() else ""))
+        return self._setup
+
+    def warm_up(self) -> None:
+        """Start the worker and its import of the kernels while the build does other work."""
+        if kernels_folder(self.root).is_dir():
+            author_code.warm_up(self.limits, self.root, self.setup)
+
+    def call(self, function, *args):
+        """Return `function(root, *args, build)` computed in the worker, or raise CalcError, EntryError or
+        AuthorCodeStopped."""
+        return next(self.call_each(function, [args]))
+
+    def call_each(self, function, arg_tuples: list[tuple]):
+        """Yield `function(root, *args, build)` for each of `arg_tuples`, like `call` (see author_code.call_each)."""
+        folder = kernels_folder(self.root)
+        try:
+            yield from author_code.call_each(self.limits, self.root, function,
+                                             [(self.root, *args, self.build) for args in arg_tuples], setup=self.setup)
+        except author_code.SetupFailed as failed:
+            err = failed.error
+            if isinstance(err, AuthorCodeStopped):
+                err = CalcError(f"{folder.name}/ cannot be imported: it {err.located()}", LIMIT_HINT)
+            elif not isinstance(err, CalcError):
+                raise err  # a bug: keep its traceback (and the worker's, its cause)
+            raise err from None
+
+
+def import_kernels(root: Path, signature: str) -> None:
+    """Import the course's kernels package (what a worker runs first), or raise CalcError."""
+    load_kernels(root)
+
+
+def compute_for_course(root: Path, content: str, build: str) -> tuple[str, str]:
+    """Return `compute(content)` over the course's kernels: what the worker runs for one role."""
+    names = kernel_names(root)
+    try:
+        return compute(content, names)
+    except CalcError:
+        raise
+    except BaseException as err:  # noqa: BLE001 - raised by a kernel value's own code (its __getattr__, __format__ …)
+        raise CalcError(f"{{calc}} '{content.split('|')[0].strip()[:60]}' failed: {type(err).__name__}: {err}") from None
+
+
 def compute(content: str, names: dict) -> tuple[str, str]:
     """Return (expression, displayed text) for a role's content, or raise CalcError."""
     expression, spec, unit, stated = split_role(content)
     value = as_number(evaluate(expression, names), expression)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CalcError(f"{{calc}} '{expression}' gives {value}, not a finite number",
+                        "a page cannot state an infinite or undefined quantity; check the expression")
     if spec is None:
         spec = spec_from_stated(stated) if stated else default_spec(value)
     shown = format_number(value, spec)
@@ -117,6 +195,8 @@ def format_number(value, spec: str) -> str:
             text = format(value, spec)
     except (ValueError, TypeError) as err:
         raise CalcError(f"bad {{calc}} format '{spec}': {err}", FORMAT_HINT) from None
+    except OverflowError as err:  # an integer too large for a float format (.2e, sci:N)
+        raise CalcError(f"{{calc}} value cannot be shown as '{spec}': {err}", "use an integer format such as d") from None
     return MINUS + text[1:] if text.startswith("-") else text
 
 
@@ -162,7 +242,7 @@ def kernel_names(root: Path) -> dict[str, types.ModuleType]:
 
 def load_kernels(root: Path) -> types.ModuleType:
     """Return the course's `kernels` package, freshly imported whenever its files change."""
-    folder = root / "kernels"
+    folder = kernels_folder(root)
     if not (folder / "__init__.py").is_file():
         raise CalcError("this course has no kernels/ package for {calc} to use",
                         "add kernels/__init__.py importing gates, kda, overflow and sizes")
@@ -176,10 +256,15 @@ def load_kernels(root: Path) -> types.ModuleType:
         sys.modules[name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as err:  # noqa: BLE001 - a broken kernel file is reported, not raised
+        except BaseException as err:  # noqa: BLE001 - a broken kernel file (or sys.exit) is reported, not raised
             del sys.modules[name]
             raise CalcError(f"kernels/ cannot be imported: {type(err).__name__}: {err}") from None
     return sys.modules[name]
+
+
+def kernels_folder(root: Path) -> Path:
+    """Return the folder of the course's Python package (the one place that names it)."""
+    return root / "kernels"
 
 
 _LOADED: dict[str, str] = {}  # kernels folder → name of the package loaded from it

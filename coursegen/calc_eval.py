@@ -21,6 +21,8 @@ UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 VALUE_ATTRIBUTES = {"sum", "min", "max", "mean", "prod", "std", "item", "size", "shape", "ndim",
                     "real", "imag", "argmax", "argmin"}
 MAX_INT_EXPONENT = 10_000
+NESTED_HINT = "split it, or compute the value in a kernel function"
+MAX_INT_BITS = 100_000  # about 30,000 digits: far more than prose needs, and quick to compute
 
 
 class CalcError(ValueError):
@@ -30,6 +32,9 @@ class CalcError(ValueError):
         self.message, self.hint = message, hint
         super().__init__(message)
 
+    def __reduce__(self):  # the worker sends it back to the build whole, hint included
+        return type(self), (self.message, self.hint)
+
 
 def evaluate(expression: str, names: dict):
     """Return the value of `expression` with only `names` in scope, or raise CalcError."""
@@ -38,7 +43,14 @@ def evaluate(expression: str, names: dict):
     except SyntaxError as err:
         raise CalcError(f"cannot read {{calc}} expression '{expression.strip()}': {err.msg}",
                         "write a Python expression such as overflow.largest_safe_tile(-5)") from None
-    return _eval(tree.body, names)
+    except (RecursionError, MemoryError):  # the parser's own stack: thousands of nested operators
+        raise CalcError(f"{{calc}} expression '{expression.strip()[:60]}' is nested too deeply to read",
+                        NESTED_HINT) from None
+    try:
+        return _eval(tree.body, names)
+    except RecursionError:
+        raise CalcError(f"{{calc}} expression '{expression.strip()[:60]}' is nested too deeply to evaluate",
+                        NESTED_HINT) from None
 
 
 def _eval(node: ast.AST, names: dict):
@@ -101,7 +113,7 @@ def _call(node: ast.Call, names: dict):
     kwargs = {k.arg: _eval(k.value, names) for k in node.keywords}
     try:
         return function(*args, **kwargs)
-    except Exception as err:  # noqa: BLE001 - a kernel refusing its input is the author's to fix
+    except BaseException as err:  # noqa: BLE001 - a kernel refusing its input (or exiting) is the author's to fix
         raise CalcError(f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}",
                         "check the arguments against the kernel's docstring") from None
 
@@ -115,24 +127,47 @@ def _binop(node: ast.BinOp, names: dict):
         raise CalcError(f"{{calc}} arithmetic works on numbers, not on {ast.unparse(node)}")
     if op is operator.pow and isinstance(right, int) and abs(right) > MAX_INT_EXPONENT:
         raise CalcError(f"{{calc}} exponent {right} is too large")
+    _check_int_size(op, left, right, node)
     try:
         return op(left, right)
-    except (ArithmeticError, TypeError, ValueError) as err:
+    except (ArithmeticError, TypeError, ValueError, MemoryError) as err:
         raise CalcError(f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}") from None
+
+
+def _check_int_size(op, left, right, node: ast.BinOp) -> None:
+    """Refuse a product or power of integers whose result would exceed MAX_INT_BITS, before computing it.
+
+    Each exponent is bounded, but powers of powers grow without bound ((2**10000)**10000 …).
+    """
+    if not (isinstance(left, int) and isinstance(right, int)) or isinstance(left, bool) or isinstance(right, bool):
+        return
+    if op is operator.pow and right > 0:
+        bits = max(left.bit_length() - 1, 0) * right  # |left| ≥ 2^(bits of left − 1)
+    elif op is operator.mul:
+        bits = left.bit_length() + right.bit_length() - 1
+    else:
+        return
+    if bits > MAX_INT_BITS:
+        raise CalcError(f"{{calc}} '{ast.unparse(node)[:60]}' would be an integer of more than {MAX_INT_BITS:,} bits",
+                        "prose needs far fewer digits: use floats (2.0 ** n) or a smaller expression")
 
 
 def _unaryop(node: ast.UnaryOp, names: dict):
     op = UNARY.get(type(node.op))
     if op is None:
         raise CalcError(f"{{calc}} expressions cannot use the operator {type(node.op).__name__}")
-    return op(_eval(node.operand, names))
+    operand = _eval(node.operand, names)
+    try:
+        return op(operand)
+    except (ArithmeticError, TypeError, ValueError) as err:
+        raise CalcError(f"{{calc}} '{ast.unparse(node)[:60]}' failed: {type(err).__name__}: {err}") from None
 
 
 def _subscript(node: ast.Subscript, names: dict):
     owner, key = _eval(node.value, names), _eval(node.slice, names)
     try:
         return owner[key]
-    except (KeyError, IndexError, TypeError) as err:
+    except Exception as err:  # noqa: BLE001 - KeyError, IndexError, TypeError, or a value's own refusal
         keys = list(owner) if isinstance(owner, dict) else []
         raise CalcError(f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}",
                         choices_hint(key, keys, "keys") if keys else "") from None

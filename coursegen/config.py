@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .author_code import Limits, parse_limits
 from .errors import Problems, did_you_mean
 from .yamlio import LineDict, YamlError, load_yaml
 
@@ -47,10 +48,11 @@ class CourseConfig:
     units: tuple[UnitConfig, ...] = ()
     pyodide: PyodideConfig = field(default_factory=PyodideConfig)
     theme: dict = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)  # what each call of the course's own Python may use
 
 
 TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
-            "units": list, "pyodide": dict, "theme": dict}
+            "units": list, "pyodide": dict, "theme": dict, "limits": dict}
 UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
 PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
 THEME_KEYS = {"accent": str}
@@ -100,7 +102,8 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME) -> Cour
     return CourseConfig(title=top.get("title", ""), description=top.get("description", ""),
                         base_url=base_url.rstrip("/") + "/" if base_url else "",
                         language=top.get("language", "en"), units=units,
-                        pyodide=PyodideConfig(**pyodide), theme=theme)
+                        pyodide=PyodideConfig(**pyodide), theme=theme,
+                        limits=parse_limits(top.get("limits", LineDict()), path, problems))
 
 
 def _parse_units(entries, path: str, problems: Problems):

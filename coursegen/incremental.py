@@ -33,6 +33,11 @@ CALC_USE = re.compile(r"\{calc\}`")
 WIDGET_USE = re.compile(r"^\s*(`{3,}|~{3,})\s*widget\b", re.M)
 
 
+def uses_author_code(text: str) -> bool:
+    """Return True when a source has a `{calc}` role or a widget fence: parsing it runs the course's Python."""
+    return ("{calc}" in text and bool(CALC_USE.search(text))) or ("widget" in text and bool(WIDGET_USE.search(text)))
+
+
 CACHE_FOLDER = ".coursegen-cache"  # in the course root: git-ignored, safe to delete at any time
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +20,9 @@ from . import blocks, calc, checks, hosting, offline, questions, search, widgets
 from .assets import Assets
 from .errors import ContentError, Problem, Problems
 from .link import link_course
-from .incremental import BuildCache
+from .incremental import BuildCache, uses_author_code
 from .markdown import ParseContext
-from .render import RenderOptions, render_site
+from .render import RenderOptions, render_site, template_problem
 from .sources import load_sources
 
 EXTENSIONS = (blocks, calc, checks, questions, search, hosting, widgets, offline)  # offline last: it precaches the others' files
@@ -62,6 +61,8 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     if config and options.offline:
         config = offline.self_hosted(config)
     sources = load_sources(root, problems, read=cache.read_text)
+    if any(uses_author_code(source.text) for source in sources):  # its worker starts while the build goes on
+        calc.warm_up(root, config)
     md = cache.markdown(EXTENSIONS)
     ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
                        extra=prepare_extensions(root, config, problems))
@@ -102,17 +103,3 @@ def prepare_extensions(root: Path, config, problems: Problems) -> dict:
     """Return each extension's per-build data, keyed by its module's short name."""
     return {ext.__name__.rsplit(".", 1)[-1]: ext.prepare(root, config, problems)
             for ext in EXTENSIONS if hasattr(ext, "prepare")}
-
-
-def template_problem(err: jinja2.TemplateError, root: Path) -> Problem:
-    """Return a Problem pointing at the template line that failed."""
-    path, line = "templates", 1
-    if isinstance(err, jinja2.TemplateSyntaxError) and err.filename:
-        path, line = err.filename, err.lineno or 1
-    else:
-        for frame in reversed(traceback.extract_tb(err.__traceback__)):
-            if frame.filename.startswith(str(root / "templates")):
-                path, line = frame.filename, frame.lineno or 1
-                break
-    shown = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
-    return Problem(shown, line, 0, f"template error: {err.message or err}")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import traceback
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -11,6 +12,7 @@ from markupsafe import Markup
 
 from . import csp
 from .assets import Assets, load_theme_assets
+from .errors import Problem
 from .model import Course, Unit
 
 
@@ -137,3 +139,17 @@ def sitemap(course: Course) -> str:
     rows = "".join(f"  <url><loc>{Markup.escape(u)}</loc>{lastmod}</url>\n" for u in urls)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + rows + "</urlset>\n")
+
+
+def template_problem(err: Exception, root: Path, folders=("templates",)) -> Problem:
+    """Return a Problem pointing at the line of the template (in one of `folders`) that failed."""
+    path, line = folders[0], 1
+    if isinstance(err, jinja2.TemplateSyntaxError) and err.filename:
+        path, line = err.filename, err.lineno or 1
+    else:
+        for frame in reversed(traceback.extract_tb(err.__traceback__)):
+            if any(frame.filename.startswith(str(root / folder)) for folder in folders):
+                path, line = frame.filename, frame.lineno or 1
+                break
+    shown = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
+    return Problem(shown, line, 0, f"template error: {getattr(err, 'message', None) or err}")

@@ -24,6 +24,9 @@ from .watch import watch_changes
 from .write import update_site, write_site
 
 
+CRASHED = "the build crashed (a bug, not your text): see the terminal"
+
+
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     """Static file handler that knows module and WebAssembly types and logs nothing per request."""
 
@@ -137,14 +140,14 @@ class LiveServer:
         self.cache.forget(self.root / path for path in changed)
         try:
             result = build_site(self.root, self.options, self.cache)
+            written = self._write(result.outputs)
         except ContentError as err:
             event = livereload.event_for_problems(err.problems)
             self.log(str(err) + f"\n{len(err.problems)} problem(s); site/ keeps the last good build")
         except Exception:  # noqa: BLE001 - a bug: print its traceback, keep serving the last good build
             self.log(traceback.format_exc() + "site/ keeps the last good build")
-            event = {"type": "error", "problems": ["the build crashed (a bug, not your text): see the terminal"]}
+            event = {"type": "error", "problems": [CRASHED]}
         else:
-            written = self._write(result.outputs)
             event = livereload.event_for_build(written, time.perf_counter() - started)
             for warning in result.warnings:
                 self.log(warning.format())
@@ -180,7 +183,11 @@ class LiveServer:
 
     def _watch(self) -> None:
         for changed in watch_changes(self.root, self.stopping, self.watching):
-            self.rebuild(changed)
+            try:
+                self.rebuild(changed)
+            except BaseException:  # noqa: BLE001 - whatever a build raises, the next save must still rebuild
+                self.log(traceback.format_exc() + "site/ keeps the last good build")
+                self.channel.publish({"type": "error", "problems": [CRASHED]})
 
     def stop(self) -> None:
         """Stop watching and serving; end the event streams."""

@@ -1,7 +1,8 @@
 """Running widget entries in CPython at build time, and compacting their results for the page.
 
 An entry (`widgets/<name>/widget.py`) is executed exactly as the browser's worker executes it:
-its source in a fresh namespace, then `run(**params)`. `import kernels` inside it resolves to
+its source in a fresh namespace, then `run(**params)`, in the author-code worker process under
+the course's time limit (see author_code). `import kernels` inside it resolves to
 the course's own `kernels/` package, the one the build also ships to the browser as a wheel.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import sys
 import traceback
 
-from .calc import KERNEL_MODULES, load_kernels
+from .calc import KERNEL_MODULES, CourseCode, load_kernels
 from .widget_spec import Widget
 
 
@@ -22,11 +23,14 @@ class EntryError(Exception):
         super().__init__(message)
         self.message, self.line = message, line
 
+    def __reduce__(self):  # the worker sends it back to the build whole, line included
+        return type(self), (self.message, self.line)
+
 
 @contextlib.contextmanager
-def course_kernels(root):
-    """Make `import kernels` give the course's kernels package while the block runs."""
-    package = load_kernels(root)
+def course_kernels(root, package=None):
+    """Make `import kernels` give the course's kernels package (or `package`) while the block runs."""
+    package = package or load_kernels(root)
     names = ["kernels", *(f"kernels.{name}" for name in KERNEL_MODULES)]
     saved = {name: sys.modules.get(name) for name in names}
     sys.modules["kernels"] = package
@@ -44,39 +48,68 @@ def course_kernels(root):
 
 
 class EntryRunner:
-    """Runs widget entries against the course's kernels, caching each result for the build."""
+    """Runs widget entries in the author-code worker (see author_code), caching each result for the build."""
 
-    def __init__(self, root):
-        self.root = root
-        self.namespaces: dict[str, dict] = {}
+    def __init__(self, code: CourseCode):
+        self.code = code
         self.results: dict[tuple, dict] = {}
 
-    def run(self, widget: Widget, params: dict) -> dict:
-        """Return the entry's JSON-able result for `params`, or raise EntryError."""
-        key = (widget.name, json.dumps(params, sort_keys=True))
-        if key not in self.results:
-            with course_kernels(self.root):
-                namespace = self._namespace(widget)
-                try:
-                    result = namespace["run"](**params)
-                except Exception as err:  # noqa: BLE001 - reported at the fence with the entry's line
-                    raise EntryError(f"{type(err).__name__}: {err}", _entry_line(err)) from None
-            self.results[key] = checked_result(widget, result)
-        return self.results[key]
+    def run_each(self, widget: Widget, states: list[dict]):
+        """Yield (params, the entry's JSON-able result) for each of `states` in order; raise EntryError,
+        CalcError or AuthorCodeStopped at the first that fails. The worker computes them all in one request."""
+        keys = [(widget.name, json.dumps(params, sort_keys=True)) for params in states]
+        todo = {key: params for key, params in zip(keys, states) if key not in self.results}
+        fresh = self.code.call_each(run_entry, [(widget, params) for params in todo.values()])
+        for params, key in zip(states, keys):
+            if key not in self.results:  # the next fresh result is this state's: both go in the grid's order
+                self.results[key] = next(fresh)
+            yield params, self.results[key]
 
-    def _namespace(self, widget: Widget) -> dict:
-        if widget.name not in self.namespaces:
-            source = entry_source(widget)
-            namespace = {"__name__": f"widget_{widget.name.replace('-', '_')}"}
-            try:
-                exec(compile(source, str(widget.folder / "widget.py"), "exec"), namespace)  # noqa: S102
-            except Exception as err:  # noqa: BLE001 - the entry is course content: report it
-                line = getattr(err, "lineno", None) or _entry_line(err)
-                raise EntryError(f"{type(err).__name__}: {err}", line) from None
-            if not callable(namespace.get("run")):
-                raise EntryError("widget.py defines no function run(**params)", 1)
-            self.namespaces[widget.name] = namespace
-        return self.namespaces[widget.name]
+
+def run_entry(root, widget: Widget, params: dict, build: str) -> dict:
+    """Return the checked result of the entry's `run(**params)`: what the worker runs for one state."""
+    with course_kernels(root, _build_kernels(root, build)):
+        namespace = _namespace(widget, build)
+        try:
+            result = namespace["run"](**params)
+        except BaseException as err:  # noqa: BLE001 - even sys.exit(): reported at the fence with the entry's line
+            raise EntryError(f"{type(err).__name__}: {err}", _entry_line(err)) from None
+        try:
+            return checked_result(widget, result)
+        except EntryError:
+            raise
+        except BaseException as err:  # noqa: BLE001 - raised by the result's own code (a value's __eq__, __iter__ …)
+            raise EntryError(f"run() returned something that failed when read: {type(err).__name__}: {err}") from None
+
+
+def _build_kernels(root, build: str):
+    """Return the kernels package for this build, looked up once per build (not once per state)."""
+    if _KERNELS[0] != (str(root), build):
+        _KERNELS[:] = [(str(root), build), load_kernels(root)]
+    return _KERNELS[1]
+
+
+_KERNELS: list = [None, None]  # [(root, build), its kernels package], in the worker
+_NAMESPACES: dict[tuple, dict] = {}  # (build, widget folder) → the entry's module namespace, in the worker
+
+
+def _namespace(widget: Widget, build: str) -> dict:
+    """Return the entry's namespace, executing widget.py once per build (its globals start fresh each build)."""
+    key = (build, str(widget.folder))
+    if key not in _NAMESPACES:
+        for old in [k for k in _NAMESPACES if k[0] != build]:
+            del _NAMESPACES[old]
+        source = entry_source(widget)
+        namespace = {"__name__": f"widget_{widget.name.replace('-', '_')}"}
+        try:
+            exec(compile(source, str(widget.folder / "widget.py"), "exec"), namespace)  # noqa: S102
+        except BaseException as err:  # noqa: BLE001 - the entry is course content: report it
+            line = getattr(err, "lineno", None) or _entry_line(err)
+            raise EntryError(f"{type(err).__name__}: {err}", line) from None
+        if not callable(namespace.get("run")):
+            raise EntryError("widget.py defines no function run(**params)", 1)
+        _NAMESPACES[key] = namespace
+    return _NAMESPACES[key]
 
 
 def entry_source(widget: Widget) -> str:
@@ -84,7 +117,7 @@ def entry_source(widget: Widget) -> str:
     return (widget.folder / "widget.py").read_text(encoding="utf-8")
 
 
-def _entry_line(err: Exception) -> int:
+def _entry_line(err: BaseException) -> int:
     """Return the line of widget.py where the exception passed last, or 0."""
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.endswith("widget.py")]
     return frames[-1].lineno if frames else 0

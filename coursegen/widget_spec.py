@@ -16,12 +16,15 @@ from .errors import Problems, choices_hint
 from .yamlio import LineDict, YamlError, load_yaml
 
 WIDGET_FILES = ("spec.yaml", "widget.py", "view.js", "style.css", "result.html")
+TEXT_FILES = ("spec.yaml", "widget.py", "result.html")  # read as text by the build: they must be UTF-8
 SPEC_KEYS = {"title": str, "summary": str, "params": dict, "outputs": dict,
              "live_only": list, "precompute": object}
 PARAM_KEYS = {"type": str, "min": object, "max": object, "step": object,
               "choices": list, "default": object, "label": str, "unit": str, "help": str}
 PARAM_TYPES = ("float", "int", "choice")
 GRID_LIMIT = 2000  # most states a page may carry for one widget
+VALUES_LIMIT = 100_000  # most values values() lists (a template may call it; count() is for counting)
+MAX_BOUND = 1e300  # bounds and steps beyond this (or infinite, or NaN) make no slider
 
 
 @dataclass(frozen=True)
@@ -39,13 +42,20 @@ class Param:
     step: float | None = None
     choices: tuple = ()
 
+    def count(self) -> int:
+        """Return how many values the parameter allows, computed, not counted (a range may hold billions)."""
+        if self.type == "choice":
+            return len(self.choices)
+        return round((self.max - self.min) / self.step) + 1
+
     def values(self) -> tuple:
         """Return every allowed value (the grid along this parameter), in order."""
         if self.type == "choice":
             return self.choices
-        count = round((self.max - self.min) / self.step)
+        if self.count() > VALUES_LIMIT:
+            raise ValueError(f"parameter '{self.name}' has {self.count()} values, too many to list")
         cast = int if self.type == "int" else float
-        return tuple(cast(round(self.min + i * self.step, 10)) for i in range(count + 1))
+        return tuple(cast(round(self.min + i * self.step, 10)) for i in range(self.count()))
 
     def describe(self) -> str:
         """Return the allowed values in words, for hints."""
@@ -129,8 +139,12 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
         problems.error(shown, 1, f"widget '{folder.name}' lacks {', '.join(missing)}",
                        "a widget folder holds " + ", ".join(WIDGET_FILES))
         return None
+    texts = [read_text(folder / name, (folder / name).relative_to(root).as_posix(), problems)
+             for name in TEXT_FILES]  # each reported where it is not UTF-8
+    if any(text is None for text in texts):
+        return None
     try:
-        data = load_yaml(read_text(folder / "spec.yaml", shown, problems) or "")
+        data = load_yaml(texts[0])
     except YamlError as err:
         problems.error(shown, err.line, err.message)
         return None
@@ -195,8 +209,13 @@ def _param_problem(param: Param) -> str:
         if not param.choices:
             return "has no choices"
         return "" if param.default in param.choices else f"has default {param.default!r}, not one of its choices"
+    found = f"found min {param.min}, max {param.max}, step {param.step}"
+    if not all(abs(v) <= MAX_BOUND for v in (param.min, param.max, param.step)):  # also refuses NaN
+        return f"needs finite min, max and step within ±{MAX_BOUND:g}, {found}"
     if param.min >= param.max or param.step <= 0:
-        return f"needs min < max and step > 0, found min {param.min}, max {param.max}, step {param.step}"
+        return f"needs min < max and step > 0, {found}"
+    if not math.isfinite((param.max - param.min) / param.step):
+        return f"has a step of {param.step}, too small for its range"
     if abs(round((param.max - param.min) / param.step) * param.step - (param.max - param.min)) > 1e-9:
         return "has a range that is not a whole number of steps"
     try:
@@ -217,7 +236,7 @@ def _precompute(value, params, data, shown: str, problems: Problems) -> tuple[st
         if name not in names:
             problems.error(shown, line, f"precompute names unknown parameter '{name}'",
                            choices_hint(name, names, "parameters"))
-    size = math.prod(len(p.values()) for p in params if p.name in chosen)
+    size = math.prod(p.count() for p in params if p.name in chosen)  # arithmetic: no grid is built to count it
     if size > GRID_LIMIT:
         problems.error(shown, line, f"precompute would bake {size} states, more than {GRID_LIMIT}",
                        "vary fewer parameters, or use coarser steps")

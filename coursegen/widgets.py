@@ -17,10 +17,12 @@ import jinja2
 from markupsafe import Markup
 
 from .assets import hashed_name
-from .calc import CalcError
+from .author_code import AuthorCodeStopped, Limits
+from .calc import LIMIT_HINT, CalcError, CourseCode
 from .config import CONFIG_NAME
 from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
+from .render import template_problem
 from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from .widget_site import SiteError, kernels_wheel, pyodide_site
 from .widget_spec import Widget, fmt, load_widgets, parse_value
@@ -63,7 +65,8 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
     templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                                    trim_blocks=True, lstrip_blocks=True)
     templates.filters["num"] = fmt
-    return WidgetContext(root, widgets, EntryRunner(root), templates, runtime)
+    code = CourseCode(root, config.limits if config is not None else Limits())
+    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime)
 
 
 def add_files(course, root: Path, assets, problems: Problems) -> None:
@@ -161,15 +164,21 @@ def parse_params(widget: Widget, settings: list[str], problems, path: str, line:
 
 def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, path: str, line: int):
     """Return [(params, baked result)] for every state the page carries, or None on failure."""
-    states = []
-    for state in widget.grid(params):
-        try:
-            states.append((state, baked(widget, context.runner.run(widget, state))))
-        except (EntryError, CalcError) as err:
+    grid, states = widget.grid(params), []
+    try:
+        for state, result in context.runner.run_each(widget, grid):
+            states.append((state, baked(widget, result)))
+    except (EntryError, CalcError, AuthorCodeStopped) as err:
+        shown = " ".join(f"{k}={fmt(v)}" for k, v in grid[len(states)].items())
+        if isinstance(err, AuthorCodeStopped) and err.timed_out:
+            problems.error(path, line, f"widget '{widget.name}' {err.message} for {shown}"
+                                       + (f" (at {err.where})" if err.where else ""), LIMIT_HINT)
+        elif isinstance(err, AuthorCodeStopped):
+            problems.error(path, line, f"widget '{widget.name}' failed for {shown}: it {err.located()}")
+        else:
             where = f" (widgets/{widget.name}/widget.py line {err.line})" if getattr(err, "line", 0) else ""
-            shown = " ".join(f"{k}={fmt(v)}" for k, v in state.items())
             problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}")
-            return None
+        return None
     return states
 
 
@@ -181,13 +190,27 @@ def render_widget(token, env: dict) -> str:
     if not data:
         return '<p class="widget-error">This widget could not be built.</p>\n'
     context: WidgetContext = env["ctx"].extra["widgets"]
-    widget, params = data["widget"], data["params"]
+    widget = data["widget"]
     ids = env.setdefault("widget_ids", {})
     ids[widget.name] = ids.get(widget.name, 0) + 1
     element_id = f"widget-{widget.name}" + (f"-{ids[widget.name]}" if ids[widget.name] > 1 else "")
     first_on_page = not env.get("widget_runtime_done")
     env["widget_runtime_done"] = True
-    html = context.templates.get_template("partials/widget.html").render(
+    try:
+        html = render_figure(context, data, element_id, first_on_page)
+    except Exception as err:  # noqa: BLE001 - a mistake in the widget's result.html (or the partial) is the author's
+        problem = template_problem(err, context.root, ("widgets", "templates"))
+        if not isinstance(err, jinja2.TemplateError) and problem.line == 1 and problem.path == "widgets":
+            raise  # raised nowhere in the course's templates: a bug, with its traceback
+        env["problems"].error(problem.path, problem.line, problem.message)
+        return '<p class="widget-error">This widget could not be built.</p>\n'
+    return html if html.endswith("\n") else html + "\n"
+
+
+def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_page: bool) -> str:
+    """Return the figure's HTML from templates/partials/widget.html and the widget's result.html."""
+    widget, params = data["widget"], data["params"]
+    return context.templates.get_template("partials/widget.html").render(
         widget=widget, params=params, id=element_id,
         result=next(result for state, result in data["states"] if state == params),
         params_json=json.dumps(params, separators=(",", ":")), spec_json=spec_json(widget),
@@ -195,7 +218,6 @@ def render_widget(token, env: dict) -> str:
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
         code=Markup(highlight_code(entry_source(widget), "python", None)),
         runtime_json=Markup(states_json(context.runtime)) if first_on_page else "")
-    return html if html.endswith("\n") else html + "\n"
 
 
 def spec_json(widget: Widget) -> str:

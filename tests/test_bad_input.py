@@ -12,7 +12,13 @@ CASES = yaml.safe_load((FIXTURES / "bad" / "cases.yaml").read_text())
 
 
 def apply_case(root: Path, case: dict) -> None:
-    """Make the edit a case describes inside a course copy."""
+    """Make the edits a case describes inside a course copy: its own, then each under `also`."""
+    for edit in [case, *case.get("also", [])]:
+        apply_edit(root, edit)
+
+
+def apply_edit(root: Path, case: dict) -> None:
+    """Make one file edit inside a course copy."""
     target = root / case["file"]
     if case.get("delete"):
         target.unlink()

@@ -86,6 +86,23 @@ def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live, mini_c
     assert "88.72" in fetch(server.url + "second.html")
 
 
+def test_a_save_that_hangs_ends_in_an_error_and_the_next_save_still_rebuilds(live, mini_course):
+    server, events = live
+    first = events.next()
+    lesson = mini_course / "lessons" / "02-second.md"
+    good = lesson.read_text()
+    started = time.perf_counter()
+    lesson.write_text(good.replace("Text.", "Digits {calc}`math.factorial(10**9)`."))  # never finishes
+    hung = events.next_after(first["serial"])
+    assert hung["type"] == "error" and time.perf_counter() - started < 15  # the course's limit is 2 s
+    assert hung["problems"][0].startswith("lessons/02-second.md:12:8: {calc} 'math.factorial(10**9)' "
+                                          "did not finish within 2 s")
+    lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f`."))
+    fixed = events.next_after(hung["serial"])
+    assert fixed["type"] == "built" and "second.html" in fixed["changed"]
+    assert "88.72" in fetch(server.url + "second.html")
+
+
 def test_a_page_opened_while_the_build_is_broken_learns_of_the_problem_at_once(live, mini_course):
     server, events = live
     first = events.next()

@@ -1,0 +1,405 @@
+"""Running the course's own Python (widget entries, the kernels package, `{calc}`) in a worker process.
+
+Author code can loop forever, exhaust memory, call `sys.exit()` or crash the interpreter; none
+of that may hang the build, report a success it did not have, or take the build down with a
+traceback. So it runs in one long-lived worker process per build process (started, and set to
+import the kernels, while the build reads its sources; reused for every call and by later builds
+in `serve`), never in the build itself:
+
+- each call has a time limit (`limits: {seconds: …}` in course.yaml, default 10 s). The worker
+  arms `faulthandler`'s watchdog for the call, which writes where the call was and ends the
+  worker when the limit passes, even inside C code (`math.factorial(10**9)`); the build reads
+  that place, reports it, and starts a fresh worker for the next call;
+- the worker's address space is capped (`limits: {memory_mb: …}`, default 4096), so a runaway
+  allocation fails there with MemoryError or ends the worker, not the machine;
+- a worker that dies for any other reason (a crash, `os._exit`) is reported and replaced.
+
+A call names a module-level function of coursegen and its arguments (both pickled); the function
+reports author mistakes by raising CalcError or EntryError, which come back as they were raised.
+The worker is a fork of the build when no other thread runs (the command line: it starts in
+milliseconds, coursegen already imported), else a fresh interpreter (`serve`, whose server threads
+could hold locks a fork would inherit). Each process has its own: the forked child of
+`parallel.map_in_two` starts one when it needs it.
+"""
+from __future__ import annotations
+
+import faulthandler
+import gc
+import os
+import pickle
+import re
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+DEFAULT_SECONDS = 10.0
+DEFAULT_MEMORY_MB = 4096
+SEND_EVERY = 0.02  # seconds: the worker sends the results it has at least this often (fewer, larger messages)
+GRACE = 2.0  # seconds the build waits beyond the limit for the worker's own watchdog to report
+LIMITS_KEYS = {"seconds": object, "memory_mb": object}
+MIN_MEMORY_MB = 256  # below this the worker cannot even import numpy
+FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in ')
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one call of author code may use: seconds of time, MiB of address space."""
+
+    seconds: float = DEFAULT_SECONDS
+    memory_mb: int = DEFAULT_MEMORY_MB
+
+
+class AuthorCodeStopped(Exception):
+    """A call that did not return: it ran out of time, or the worker died (`timed_out` tells which).
+
+    `where` is the innermost course file and line the call was in when it stopped, when known
+    (e.g. `widgets/spin/widget.py line 3`), and `message` says what happened in words.
+    """
+
+    def __init__(self, message: str, timed_out: bool, where: str = ""):
+        super().__init__(message)
+        self.message, self.timed_out, self.where = message, timed_out, where
+
+    def located(self) -> str:
+        """Return the message with the place in the course's files, if known."""
+        return self.message + (f" (at {self.where})" if self.where else "")
+
+
+class SetupFailed(Exception):
+    """The call's `setup` failed; `error` is what it raised (AuthorCodeStopped when it did not return)."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
+def call(limits: Limits, root: Path, function, *args, setup: tuple | None = None):
+    """Return `function(*args)` run in this process's worker, or raise what it raised.
+
+    `setup`, a `(function, args)` pair, runs first in each worker that has not run it yet (e.g. importing
+    the kernels); when it fails, SetupFailed carries its error. Raises AuthorCodeStopped when the call
+    ran out of time or the worker died; the next call gets a fresh worker.
+    """
+    return next(call_each(limits, root, function, [args], setup=setup))
+
+
+def call_each(limits: Limits, root: Path, function, arg_tuples: list[tuple], setup: tuple | None = None):
+    """Yield `function(*args)` for each of `arg_tuples` in order, like `call`, each under the time limit.
+
+    The worker receives them all at once and sends each result as soon as it has it, so many short
+    calls (a widget's baked states) cost one round trip, not one each; it stops at the first that fails.
+    """
+    if setup in _SETUP_FAILURES:  # it failed before (a hang would only hang again): fail at once
+        raise SetupFailed(_SETUP_FAILURES[setup])
+    worker = _worker(limits)
+    try:
+        if setup is not None and setup not in worker.done:
+            if worker.pending != setup:
+                worker.send(limits.seconds, root, setup[0], [setup[1]])
+            worker.pending = None
+            try:
+                next(worker.answers(limits.seconds, root, 1))
+            except Exception as err:  # noqa: BLE001 - the caller tells author mistakes from bugs
+                _SETUP_FAILURES[setup] = err
+                raise SetupFailed(err) from err
+            worker.done.add(setup)
+        worker.send(limits.seconds, root, function, arg_tuples)
+        yield from worker.answers(limits.seconds, root, len(arg_tuples))
+    except (AuthorCodeStopped, SetupFailed) as err:
+        if isinstance(err, AuthorCodeStopped) or isinstance(err.error, AuthorCodeStopped):
+            worker.stop()
+            _WORKERS.pop(os.getpid(), None)
+        raise
+
+
+def warm_up(limits: Limits, root: Path, setup: tuple) -> None:
+    """Start this process's worker and its `setup` now, without waiting: the build goes on meanwhile,
+    and the first call (which waits for the setup's answer) finds the worker ready."""
+    worker = _worker(limits)
+    if setup not in worker.done and worker.pending is None:
+        worker.send(limits.seconds, root, setup[0], [setup[1]])
+        worker.pending = setup
+
+
+def _worker(limits: Limits) -> "Worker":
+    """Return this process's worker, started afresh when there is none, it died, the memory cap changed,
+    or a caller stopped reading its answers midway."""
+    worker = _WORKERS.get(os.getpid())
+    if worker is None or worker.memory_mb != limits.memory_mb or worker.abandoned or not worker.alive():
+        if worker is not None:
+            worker.stop()
+        worker = _WORKERS[os.getpid()] = Worker(limits.memory_mb)
+    return worker
+
+
+def parse_limits(data, path: str, problems: Problems) -> Limits:
+    """Return course.yaml's `limits:` (seconds per call of author code, MiB of memory), reporting bad values."""
+    from .config import check_mapping  # here: config imports this module for Limits
+    good = check_mapping(data, LIMITS_KEYS, path, problems, "limits")
+    seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
+        problems.error(path, data.line_of("seconds"), f"limits: seconds must be a number of seconds from "
+                                                      f"0 to 3600, found {seconds!r}")
+        seconds = Limits.seconds
+    if isinstance(memory, bool) or not isinstance(memory, int) or memory < MIN_MEMORY_MB:
+        problems.error(path, data.line_of("memory_mb"), f"limits: memory_mb must be a whole number of MiB, "
+                                                        f"at least {MIN_MEMORY_MB}, found {memory!r}")
+        memory = Limits.memory_mb
+    return Limits(float(seconds), memory)
+
+
+
+def shown_limit(seconds: float) -> str:
+    """Return a limit as written in messages: `10 s`, `0.5 s`."""
+    return f"{seconds:g} s"
+
+
+class Worker:
+    """One worker process and the socket the build talks to it through."""
+
+    def __init__(self, memory_mb: int):
+        self.memory_mb = memory_mb
+        self.done: set = set()  # the setups this worker has run
+        self.pending: tuple | None = None  # a setup sent by warm_up whose answer nobody has read yet
+        self.abandoned = False  # True when a request's answers were left unread: the worker is replaced
+        self.serial = 0  # of the last request: answers to an earlier one (abandoned midway) are skipped
+        ours, theirs = socket.socketpair()
+        self.dump_read, dump_write = os.pipe()  # where the watchdog writes the stack of a call out of time
+        if _can_fork():
+            self.process = _Forked(theirs.fileno(), dump_write, memory_mb)
+        else:
+            package_parent = str(Path(__file__).resolve().parent.parent)
+            code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
+                    "from coursegen.author_code import serve_calls; serve_calls()")
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", code, str(theirs.fileno()), str(dump_write), str(memory_mb)],
+                pass_fds=(theirs.fileno(), dump_write), stdin=subprocess.DEVNULL)
+        theirs.close()
+        os.close(dump_write)
+        self.connection = Connection(ours.detach())
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def send(self, seconds: float, root: Path, function, arg_tuples: list[tuple]) -> None:
+        """Ask the worker for `function(*args)` for each argument tuple (answers() reads them)."""
+        self.serial += 1
+        try:
+            self.connection.send((self.serial, function, arg_tuples, seconds))
+        except OSError:  # the worker died before the call
+            raise self._stopped(seconds, root) from None
+
+    def answers(self, seconds: float, root: Path, count: int):
+        """Yield the results of the last request, `count` of them, raising at the first that failed."""
+        self.abandoned = True  # until every answer is read: a worker still sending could block the next request
+        while count > 0:
+            outcomes = self._answer(seconds)
+            if not isinstance(outcomes, list):
+                raise self._stopped(seconds, root, late=outcomes == "late")
+            for outcome, value in outcomes:
+                if outcome != "returned":
+                    self.abandoned = False  # the worker stops at a failure: nothing more is coming
+                if outcome == "raised":  # an author mistake (CalcError, EntryError), or a bug shown with its cause
+                    error, text = value
+                    raise error from WorkerTraceback(text)
+                if outcome == "bug":  # what the worker could not even send back: coursegen's own failure
+                    raise RuntimeError("the author-code worker failed:\n" + value)
+                count -= 1
+                if count == 0:  # all read (before the yield: `call` takes one answer and never resumes)
+                    self.abandoned = False
+                yield value
+
+    def _answer(self, seconds: float) -> list | str:
+        """Return the next few (outcome, value) pairs of the current request; "late" when none came in time,
+        "ended" when the worker ended."""
+        try:
+            while self.connection.poll(seconds + GRACE):
+                serial, outcomes = self.connection.recv()
+                if serial == self.serial:
+                    return outcomes
+        except (EOFError, OSError):  # the worker died during the call
+            return "ended"
+        return "late"
+
+    def _stopped(self, seconds: float, root: Path, late: bool = False) -> AuthorCodeStopped:
+        """Return what stopped the call: the watchdog's report, or how the worker ended."""
+        stuck = late and self.alive()  # not even the watchdog answered: end the worker here
+        if not late:  # its socket closed: it is ending (or the course's code closed it; it gets GRACE to end)
+            deadline = time.monotonic() + GRACE
+            while self.alive() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            stuck = self.alive()
+        if stuck:
+            self.process.kill()
+        status = self.process.wait()
+        report = _read_all(self.dump_read)
+        where = _innermost_course_frame(report, root)
+        if stuck or report.startswith("Timeout"):
+            return AuthorCodeStopped(f"did not finish within {shown_limit(seconds)}", True, where)
+        how = f"signal {signal.Signals(-status).name}" if status < 0 else f"exit status {status}"
+        return AuthorCodeStopped(f"ended the Python process running it ({how}; out of memory?)", False, where)
+
+    def stop(self) -> None:
+        """End the worker and close its pipes."""
+        if self.alive():
+            self.process.kill()
+        self.process.wait()
+        self.connection.close()
+        try:
+            os.close(self.dump_read)
+        except OSError:
+            pass
+
+
+def _can_fork() -> bool:
+    """Return True when the worker may be a fork of this process: POSIX, and no other thread holds locks.
+
+    A fork starts in milliseconds with coursegen already imported; otherwise (in `serve`, whose server
+    threads run) the worker is a fresh interpreter, which takes a tenth of a second more.
+    """
+    from .parallel import can_fork
+    return can_fork()
+
+
+class _Forked:
+    """A worker forked from this process, with the part of subprocess.Popen's interface used here."""
+
+    def __init__(self, connection_fd: int, dump_fd: int, memory_mb: int):
+        for stream in (sys.stdout, sys.stderr):  # or the fork would write out this process's buffered text again
+            stream.flush()
+        self.returncode: int | None = None
+        self.pid = os.fork()
+        if self.pid == 0:
+            status = 1
+            try:
+                _close_all_but(connection_fd, dump_fd)
+                _serve(connection_fd, dump_fd, memory_mb)
+                status = 0
+            finally:
+                os._exit(status)  # never return into the build's code
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _close_all_but(*keep: int) -> None:
+    """Close every inherited descriptor above stderr but `keep`: a fork holding the build's pipes (other
+    workers' sockets, parallel.map_in_two's) would keep their readers from seeing them close."""
+    start = 3
+    for fd in sorted(keep):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, os.sysconf("SC_OPEN_MAX"))
+
+
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in the worker, attached as its cause."""
+
+    def __str__(self) -> str:
+        return "\n" + self.args[0]
+
+
+_WORKERS: dict[int, Worker] = {}  # process id → its worker (a forked child starts its own)
+_SETUP_FAILURES: dict[tuple, Exception] = {}  # setup → what it raised (its arguments change when its inputs do)
+
+
+def _read_all(fd: int) -> str:
+    """Return what the worker's watchdog wrote (the pipe's write end is closed: the worker is gone)."""
+    chunks = []
+    os.set_blocking(fd, False)
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except (BlockingIOError, OSError):
+        pass
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _innermost_course_frame(report: str, root: Path) -> str:
+    """Return `widgets/x/widget.py line 3` for the innermost frame of `report` in the course's files."""
+    bases = {str(root) + os.sep, str(root.resolve()) + os.sep}
+    for line in report.splitlines():  # the watchdog lists the most recent call first
+        match = FRAME.match(line)
+        base = next((b for b in bases if match and match.group(1).startswith(b)), None)
+        if base:
+            return f"{match.group(1)[len(base):]} line {match.group(2)}"
+    return ""
+
+
+# ---- the worker process -------------------------------------------------------------------
+
+def serve_calls() -> None:
+    """The worker's entry point as a fresh interpreter: its descriptors and memory cap come as arguments."""
+    _serve(*(int(arg) for arg in sys.argv[1:4]))
+
+
+def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
+    """The worker's main loop: run each call it receives under the time limit, send back the outcome."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the build, which then ends this worker
+    gc.enable()  # a fork inherits the build's paused collector (pipeline.collector_paused)
+    cap = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    connection = Connection(connection_fd)
+    dump = os.fdopen(dump_fd, "w")
+    while True:
+        try:
+            serial, function, arg_tuples, seconds = connection.recv()
+        except (EOFError, OSError):  # the build has ended
+            return
+        outcomes, sent = [], time.monotonic()
+        for index, args in enumerate(arg_tuples):
+            outcomes.append(_run_one(function, args, seconds, dump))
+            failed = outcomes[-1][0] != "returned"
+            if failed or index == len(arg_tuples) - 1 or time.monotonic() - sent > SEND_EVERY:
+                try:
+                    connection.send((serial, outcomes))
+                except (pickle.PicklingError, TypeError, AttributeError):
+                    connection.send((serial, [("bug", traceback.format_exc())]))
+                except OSError:
+                    return
+                outcomes, sent = [], time.monotonic()
+            if failed:
+                break
+        for stream in (sys.stdout, sys.stderr):  # what the course's code printed (a fork ends without flushing)
+            stream.flush()
+
+
+def _run_one(function, args: tuple, seconds: float, dump) -> tuple:
+    """Return ("returned", value), ("raised", (exception, traceback)) or ("bug", traceback) for one call."""
+    faulthandler.dump_traceback_later(seconds, exit=True, file=dump)
+    try:
+        return "returned", function(*args)
+    except BaseException as err:  # noqa: BLE001 - the calling side tells author mistakes from bugs
+        text = traceback.format_exc()
+        kept = isinstance(err, Exception) and _picklable(err)  # never a SystemExit raised in the build
+        return ("raised", (err, text)) if kept else ("bug", text)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def _picklable(err: BaseException) -> bool:
+    try:
+        pickle.dumps(err)
+        return True
+    except Exception:  # noqa: BLE001 - whatever pickling raises, the answer is no
+        return False

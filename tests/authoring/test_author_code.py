@@ -1,0 +1,153 @@
+"""The author-code worker: time limit, memory cap, exits and crashes, and its use by builds."""
+from __future__ import annotations
+
+import builtins
+import os
+import runpy
+import time
+
+import pytest
+
+from coursegen import author_code
+from coursegen.author_code import AuthorCodeStopped, Limits, call
+from coursegen.incremental import BuildCache
+from coursegen.pipeline import build_site
+from helpers import run_cli
+
+FAST = Limits(seconds=0.5)
+
+
+def worker_pid() -> int:
+    return author_code._WORKERS[os.getpid()].process.pid
+
+
+@pytest.mark.usefixtures("how_started")
+def test_a_call_returns_its_value_from_another_process(tmp_path):
+    assert call(FAST, tmp_path, builtins.eval, "6 * 7") == 42
+    assert worker_pid() != os.getpid()
+    assert call(FAST, tmp_path, builtins.eval, "__import__('os').getppid()") == os.getpid()
+    first = worker_pid()
+    assert [call(FAST, tmp_path, builtins.eval, str(n)) for n in range(5)] == list(range(5))
+    assert worker_pid() == first  # one long-lived worker serves every call
+
+
+@pytest.fixture(params=["fork", "fresh interpreter"])
+def how_started(request, monkeypatch):
+    """Each worker test runs twice: with the worker forked (the command line) and spawned (serve's threads)."""
+    monkeypatch.setattr(author_code, "_WORKERS", {})
+    if request.param != "fork":
+        monkeypatch.setattr(author_code, "_can_fork", lambda: False)
+    yield request.param
+    for worker in author_code._WORKERS.values():
+        worker.stop()
+
+
+@pytest.mark.usefixtures("how_started")
+def test_a_call_out_of_time_is_stopped_where_it_was_and_the_worker_replaced(tmp_path):
+    spin = tmp_path / "widgets" / "spin" / "widget.py"
+    spin.parent.mkdir(parents=True)
+    spin.write_text("x = 0\nwhile True:\n    x += 1\n")
+    call(FAST, tmp_path, builtins.eval, "1")
+    before = worker_pid()
+    started = time.perf_counter()
+    with pytest.raises(AuthorCodeStopped) as stopped:
+        call(FAST, tmp_path, runpy.run_path, str(spin))
+    assert time.perf_counter() - started < FAST.seconds + author_code.GRACE + 1
+    assert stopped.value.timed_out and stopped.value.message == "did not finish within 0.5 s"
+    assert stopped.value.where in ("widgets/spin/widget.py line 2", "widgets/spin/widget.py line 3")
+    assert call(FAST, tmp_path, builtins.eval, "2 + 2") == 4  # a fresh worker answers
+    assert worker_pid() != before
+
+
+@pytest.mark.usefixtures("how_started")
+def test_a_call_stuck_inside_c_code_is_stopped_too(tmp_path):
+    started = time.perf_counter()
+    with pytest.raises(AuthorCodeStopped) as stopped:
+        call(FAST, tmp_path, builtins.exec, "import math; math.factorial(10**9)")
+    assert stopped.value.timed_out
+    assert time.perf_counter() - started < FAST.seconds + author_code.GRACE + 1
+
+
+@pytest.mark.usefixtures("how_started")
+def test_memory_beyond_the_cap_fails_in_the_worker_not_the_build(tmp_path):
+    small = Limits(seconds=5, memory_mb=512)
+    with pytest.raises(MemoryError):
+        call(small, tmp_path, builtins.exec, "bytearray(1 << 30)")  # 1 GiB: fine here, too much there
+    assert call(small, tmp_path, builtins.eval, "len(bytearray(1 << 20))") == 1 << 20  # the same worker goes on
+
+
+@pytest.mark.usefixtures("how_started")
+def test_system_exit_in_a_call_never_ends_the_build(tmp_path):
+    with pytest.raises(RuntimeError, match="SystemExit: 0"):
+        call(FAST, tmp_path, builtins.exec, "import sys; sys.exit(0)")
+    assert call(FAST, tmp_path, builtins.eval, "1 + 1") == 2
+
+
+@pytest.mark.usefixtures("how_started")
+def test_a_worker_that_dies_is_reported_and_replaced(tmp_path):
+    with pytest.raises(AuthorCodeStopped) as stopped:
+        call(FAST, tmp_path, builtins.exec, "import os; os._exit(3)")
+    assert not stopped.value.timed_out and "exit status 3" in stopped.value.message
+    assert call(FAST, tmp_path, builtins.eval, "3") == 3
+
+
+@pytest.mark.usefixtures("how_started")
+def test_results_stream_back_in_order_and_stop_at_the_first_failure(tmp_path):
+    results = author_code.call_each(FAST, tmp_path, builtins.eval, [("1",), ("1/0",), ("3",)])
+    assert next(results) == 1
+    with pytest.raises(ZeroDivisionError):
+        next(results)
+    assert call(FAST, tmp_path, builtins.eval, "4") == 4  # the failed request does not confuse the next
+    before = worker_pid()
+    unread = author_code.call_each(FAST, tmp_path, builtins.eval, [("5",)] * 3)
+    assert next(unread) == 5
+    unread.close()  # its other answers are never read: the next call gets a fresh worker
+    assert call(FAST, tmp_path, builtins.eval, "6") == 6
+    assert worker_pid() != before
+
+
+def test_a_nested_calc_expression_is_a_problem_not_a_crash(mini_course, capsys):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "Minus {calc}`" + "-" * 100_000 + "1`."))
+    status, _, err = run_cli(capsys, "--root", mini_course, "build")
+    assert status == 1 and "Traceback" not in err
+    assert err.startswith("lessons/02-second.md:12:7: {calc} expression '-----")
+    assert "is nested too deeply to read" in err
+
+
+def test_a_huge_int_range_is_counted_not_listed(mini_course, capsys):
+    spec = mini_course / "widgets" / "kda-chunkwise" / "spec.yaml"
+    spec.write_text(spec.read_text().replace("max: 9999", "max: 2147483647"))
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "```widget kda-chunkwise T=16\n```"))
+    started = time.perf_counter()
+    status, _, err = run_cli(capsys, "--root", mini_course, "build")
+    assert status == 0, err
+    assert time.perf_counter() - started < 20
+    html = (mini_course / "site" / "second.html").read_text()
+    assert 'type="number" id="widget-kda-chunkwise-seed" name="seed" min="0" max="2147483647"' in html
+
+
+def test_the_forked_half_of_a_large_build_starts_its_own_worker(mini_course, tmp_path, monkeypatch):
+    starts = tmp_path / "worker-starts"
+    original = author_code.Worker.__init__
+
+    def recorded(self, *args):
+        with starts.open("a") as log:  # the fork writes here too
+            log.write(f"{os.getpid()}\n")
+        original(self, *args)
+    monkeypatch.setattr(author_code.Worker, "__init__", recorded)
+    monkeypatch.setattr(author_code, "_WORKERS", {})
+    lessons = mini_course / "lessons"
+    units = []
+    for number in range(3, 33):
+        (lessons / f"{number:02d}-extra-{number}.md").write_text(
+            f"---\ntitle: Extra {number}\n---\n\nTile {{calc}}`overflow.largest_safe_tile(-{number % 5 + 1})`.\n")
+        units.append(f"  - slug: extra-{number}\n")
+    course = mini_course / "course.yaml"
+    course.write_text(course.read_text().replace("  - slug: check\n", "".join(units) + "  - slug: check\n"))
+    both = build_site(mini_course, cache=BuildCache(parallel=True)).outputs
+    one = build_site(mini_course, cache=BuildCache(parallel=False)).outputs
+    assert both == one
+    assert len(set(starts.read_text().split())) == 2  # this process's worker, and the fork's own
+    assert ">17</span>" in both["extra-4.html"].decode()
