@@ -11,6 +11,7 @@ import hashlib
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from . import theme
 from .widget_site import CDN
 
 INLINE_SCRIPTS = ("partials/theme-init.js",)  # included verbatim inside <script> by base.html
@@ -33,10 +34,10 @@ def pyodide_cdn(config) -> str:
     return CDN.format(version=config.pyodide.version)
 
 
-def directives(config, templates: Path) -> dict[str, list[str]]:
-    """Return each CSP directive with its sources, for `config` and the inline scripts in `templates`."""
-    inline = [f"'{source_hash((templates / name).read_text(encoding='utf-8'))}'"
-              for name in INLINE_SCRIPTS if (templates / name).is_file()]
+def directives(config, root: Path) -> dict[str, list[str]]:
+    """Return each CSP directive with its sources, for `config` and the inline scripts of the course's theme."""
+    inline = [f"'{source_hash(file.read_text(encoding='utf-8'))}'"
+              for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
     cdn = [pyodide_cdn(config)] if config.pyodide.source == "cdn" else []
     base = [origin(config.base_url)] if config.base_url else []
     return {
@@ -54,6 +55,6 @@ def directives(config, templates: Path) -> dict[str, list[str]]:
     }
 
 
-def policy(config, templates: Path) -> str:
+def policy(config, root: Path) -> str:
     """Return the Content-Security-Policy value for the pages' <meta http-equiv> tag."""
-    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, templates).items())
+    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, root).items())

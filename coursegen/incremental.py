@@ -19,6 +19,7 @@ from pathlib import Path
 
 import jinja2
 
+from . import theme
 from .assets import load_theme_assets
 from .config import CONFIG_NAME, load_config, read_text
 from .errors import Problems
@@ -73,6 +74,7 @@ class BuildCache:
         self.compiled_templates = compiled_templates  # render.CompiledTemplates: kept on disk between runs
         self.md = None
         self.env = None
+        self.env_folders: tuple = ()  # the template folders self.env looks in
         self.pages: dict[str, tuple] = {}  # path → (parse key, Page, problems, short hash of the key)
         self.rendered: dict[str, tuple[tuple, list[bytes]]] = {}  # slug or file name → (render key, split page)
         self.parsed: list[str] = []  # paths parsed by the last build
@@ -118,10 +120,11 @@ class BuildCache:
             self.md = make_markdown(extensions)
         return self.md
 
-    def environment(self, templates: Path):
-        """Return the Jinja environment, kept across builds (it reloads templates that changed)."""
-        if self.env is None:
-            self.env = make_environment(templates, self.compiled_templates)
+    def environment(self, folders: tuple[Path, ...]):
+        """Return the Jinja environment, kept across builds (it reloads templates that changed) while
+        the template folders stay the same (a course may add its own templates/ during `serve`)."""
+        if self.env is None or self.env_folders != folders:
+            self.env, self.env_folders = make_environment(folders, self.compiled_templates), folders
         return self.env
 
     def parse_pages(self, md, sources: list[Source], ctx: ParseContext, problems: Problems,
@@ -133,7 +136,7 @@ class BuildCache:
         self._shared = {"all": digest(sorted(ctx.slug_by_path.items()), _read(root / "course.yaml"),
                                       media_signature(root)),
                         "calc": tree_signature(root / "kernels"),
-                        "widgets": tree_signature(root / "kernels", root / "widgets", root / "templates")}
+                        "widgets": tree_signature(root / "kernels", root / "widgets", *theme.folders(root))}
         keys = {s.path: self.parse_key(s) for s in sources}
         todo = [s for s in sources if self.pages.get(s.path, ((),))[0] != keys[s.path]]
         for source, (page, items) in zip(todo, parse_many(md, todo, ctx, self.parallel, meanwhile)):
@@ -157,7 +160,7 @@ class BuildCache:
         """Compute what every page of this build shares: course outline, config, templates."""
         outline = tuple(_unit_fields(u) for u in course.units)
         extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
-        self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(root / "templates"))
+        self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(*theme.folders(root)))
         course_pages = [name for name in self.rendered if "." in name]  # "index.html": slugs have no dot
         kept = [u.slug for u in course.written] + course_pages
         self.rendered = {name: self.rendered[name] for name in kept if name in self.rendered}
@@ -172,13 +175,13 @@ class BuildCache:
         for parsing to end and then run on one core. A template that does not compile is left
         for the render stage, which reports it with its line.
         """
-        env = self.environment(root / "templates")
+        env = self.environment(theme.folders(root))
         for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
             try:
                 env.get_template(name)
             except jinja2.TemplateError:
                 pass
-        load_theme_assets(root / "templates")
+        load_theme_assets(root)
 
     def render_units(self, env, units, course, common: dict) -> list[bytes]:
         """Return each unit's page, re-rendering only those whose render key changed."""

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import jinja2
 
-from . import blocks, calc, checks, hosting, offline, questions, search, widgets
+from . import blocks, calc, checks, hosting, offline, questions, search, theme, widgets
 from .assets import Assets
 from .errors import ContentError, Problem, Problems
 from .link import link_course
 from .incremental import BuildCache
 from .markdown import ParseContext
-from .render import RenderOptions, render_site
+from .render import RenderOptions, missing_templates, render_site
 from .sources import load_sources
 
 EXTENSIONS = (blocks, calc, checks, questions, search, hosting, widgets, offline)  # offline last: it precaches the others' files
@@ -67,6 +67,8 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
                        extra=prepare_extensions(root, config, problems))
     pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root))
     course = link_course(config, pages, problems, options.drafts) if config else None
+    if course:
+        missing_templates(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()
     for extension in EXTENSIONS:
@@ -76,8 +78,11 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     try:
         outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
                               cache=cache)
-    except jinja2.TemplateError as err:
-        raise ContentError([template_problem(err, root)]) from None
+    except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
+        problem = template_problem(err, root)
+        if problem is None:
+            raise
+        raise ContentError([problem]) from None
     return BuildResult(outputs, [p for p in problems.items if p.severity == "warning"])
 
 
@@ -104,15 +109,19 @@ def prepare_extensions(root: Path, config, problems: Problems) -> dict:
             for ext in EXTENSIONS if hasattr(ext, "prepare")}
 
 
-def template_problem(err: jinja2.TemplateError, root: Path) -> Problem:
-    """Return a Problem pointing at the template line that failed."""
-    path, line = "templates", 1
+def template_problem(err: Exception, root: Path) -> Problem | None:
+    """Return a Problem pointing at the template line that failed, or None when no template did."""
+    path, line = "", 1
     if isinstance(err, jinja2.TemplateSyntaxError) and err.filename:
         path, line = err.filename, err.lineno or 1
     else:
         for frame in reversed(traceback.extract_tb(err.__traceback__)):
-            if frame.filename.startswith(str(root / "templates")):
+            if theme.is_template_file(root, frame.filename):
                 path, line = frame.filename, frame.lineno or 1
                 break
-    shown = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
-    return Problem(shown, line, 0, f"template error: {err.message or err}")
+    if not path and not isinstance(err, jinja2.TemplateError):
+        return None  # not the templates' doing: a bug, which keeps its traceback
+    message = err.message if isinstance(err, jinja2.TemplateError) and err.message else str(err)
+    if not isinstance(err, jinja2.TemplateError):
+        message = f"{type(err).__name__}: {message}"
+    return Problem(theme.shown_path(root, path) if path else "templates", line, 0, f"template error: {message}")

@@ -16,6 +16,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from . import theme
 from .assets import hashed_name
 from .calc import CalcError
 from .config import CONFIG_NAME
@@ -55,11 +56,11 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
         except SiteError as err:
             problems.error(CONFIG_NAME, _config_line(root, "pyodide:"), err.message, err.hint)
     wheel = kernels_wheel(root) if (root / "kernels").is_dir() else ("", b"")
-    worker = root / "templates" / "assets" / "pyodide-worker.js"
-    runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker.is_file() else "",
+    worker = theme.find(root, "assets/pyodide-worker.js")
+    runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker else "",
                "indexURL": site.index_url if site else "", "integrity": site.integrity if site else "",
                "kernels": wheel[0]}
-    loader = jinja2.FileSystemLoader([str(root / "templates"), str(root / "widgets")])
+    loader = jinja2.FileSystemLoader([*map(str, theme.folders(root)), str(root / "widgets")])
     templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                                    trim_blocks=True, lstrip_blocks=True)
     templates.filters["num"] = fmt

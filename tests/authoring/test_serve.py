@@ -137,12 +137,27 @@ def test_serve_reports_a_port_in_use_without_a_traceback(live, mini_course, caps
     assert time.perf_counter() - started < 30
 
 
-def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_course):
+def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_course, monkeypatch):
+    server, events = live
+    first = events.next()
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("a bug in the engine")
+    monkeypatch.setattr("coursegen.pipeline.link_course", crash)
+    lesson = next((mini_course / "lessons").glob("*.md"))
+    lesson.write_text(lesson.read_text() + "\nMore.\n")
+    crashed = events.next_after(first["serial"])
+    assert crashed["type"] == "error" and "the build crashed" in crashed["problems"][0]
+    assert "Second lesson" in fetch(server.url + "second.html")
+
+
+def test_a_template_that_raises_is_reported_at_its_line_and_the_server_keeps_serving(live, mini_course):
     server, events = live
     first = events.next()
     (mini_course / "templates" / "lesson.html").write_text("{{ 1 / 0 }}")  # ZeroDivisionError: not a TemplateError
-    crashed = events.next_after(first["serial"])
-    assert crashed["type"] == "error" and "the build crashed" in crashed["problems"][0]
+    failed = events.next_after(first["serial"])
+    assert failed["type"] == "error"
+    assert failed["problems"][0].startswith("templates/lesson.html:1: template error: ZeroDivisionError")
     assert "Second lesson" in fetch(server.url + "second.html")
 
 
