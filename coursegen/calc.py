@@ -1,7 +1,7 @@
 """Kernel-checked numbers: the `` {calc}`EXPRESSION | FORMAT | = STATED` `` inline role.
 
-EXPRESSION is evaluated (safely, see calc_eval) over the course's own `kernels/` package and
-`math`; FORMAT is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is
+EXPRESSION is evaluated (safely, see calc_eval) over every public module of the course's own
+Python package (`python: {package: …}` in course.yaml, default `kernels/`) and `math`; FORMAT is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is
 the number the author claims, checked against the computed value at the displayed precision.
 Every mistake is a problem at the role's line; the number in the page always comes from code.
 """
@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import importlib.util
 import math
+import pkgutil
 import re
 import sys
 import types
@@ -21,7 +23,6 @@ from markdown_it.common.utils import escapeHtml
 from .calc_eval import CalcError, evaluate
 from .roles import register_role
 
-KERNEL_MODULES = ("gates", "kda", "overflow", "sizes")
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 MINUS = "\u2212"
@@ -36,8 +37,10 @@ def install(md) -> None:
 
 
 def prepare(root: Path, config, problems) -> dict:
-    """Return the names a `{calc}` expression may use: the course's kernel modules and `math`."""
-    return {"names": functools.cache(lambda: kernel_names(root))}
+    """Return the names a `{calc}` expression may use (the course package's modules and `math`),
+    and the package's folder name (parse keys depend on its files)."""
+    package = config.python.package if config else "kernels"
+    return {"names": functools.cache(lambda: kernel_names(root, package)), "package": package}
 
 
 def render_calc(token, env: dict, line: int) -> str:
@@ -150,22 +153,37 @@ def same_number(shown: str, stated: str) -> bool:
     return math.isclose(read_number(shown), claimed, rel_tol=1e-12, abs_tol=0.0) or read_number(shown) == claimed
 
 
-# ---- the course's kernels, loaded from its own kernels/ folder --------------------------
+# ---- the course's Python package, loaded from its own folder ----------------------------
 
-def kernel_names(root: Path) -> dict[str, types.ModuleType]:
-    """Return {name: module} for the kernel modules of the course at `root`, plus `math`."""
-    package = load_kernels(root)
-    names = {name: getattr(package, name) for name in KERNEL_MODULES if hasattr(package, name)}
+def kernel_names(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
+    """Return {name: module} for every public module of the course's package, plus `math`
+    (just `math` when the course has no package)."""
+    names = {name: module for name, module in public_modules(root, package).items()}
     names["math"] = math
     return names
 
 
-def load_kernels(root: Path) -> types.ModuleType:
-    """Return the course's `kernels` package, freshly imported whenever its files change."""
-    folder = root / "kernels"
+def public_modules(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
+    """Return {short name: module} for the package's modules whose names do not start with '_'."""
+    if not (root / package / "__init__.py").is_file():
+        return {}
+    loaded = load_kernels(root, package)
+    modules = {}
+    for info in pkgutil.iter_modules(loaded.__path__):
+        if not info.name.startswith("_"):
+            try:
+                modules[info.name] = importlib.import_module(f"{loaded.__name__}.{info.name}")
+            except Exception as err:  # noqa: BLE001 - a broken module is reported, not raised
+                raise CalcError(f"{package}/{info.name} cannot be imported: {type(err).__name__}: {err}") from None
+    return modules
+
+
+def load_kernels(root: Path, package: str = "kernels") -> types.ModuleType:
+    """Return the course's Python package, freshly imported whenever its files change."""
+    folder = root / package
     if not (folder / "__init__.py").is_file():
-        raise CalcError("this course has no kernels/ package for {calc} to use",
-                        "add kernels/__init__.py importing gates, kda, overflow and sizes")
+        raise CalcError(f"this course has no {package}/ package",
+                        f"add {package}/__init__.py, or set python.package in course.yaml")
     name = "_coursegen_kernels_" + _signature(folder)
     if name not in sys.modules:
         _forget(_LOADED.pop(str(folder), ""))  # the previous version of this folder's kernels
@@ -178,7 +196,7 @@ def load_kernels(root: Path) -> types.ModuleType:
             spec.loader.exec_module(module)
         except Exception as err:  # noqa: BLE001 - a broken kernel file is reported, not raised
             del sys.modules[name]
-            raise CalcError(f"kernels/ cannot be imported: {type(err).__name__}: {err}") from None
+            raise CalcError(f"{package}/ cannot be imported: {type(err).__name__}: {err}") from None
     return sys.modules[name]
 
 

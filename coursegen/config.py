@@ -1,6 +1,7 @@
 """course.yaml: the one configuration file, validated into frozen dataclasses."""
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,13 @@ class PyodideConfig:
 
 
 @dataclass(frozen=True)
+class PythonConfig:
+    """The course's own Python package: a folder in the course root, imported by this name."""
+
+    package: str = "kernels"
+
+
+@dataclass(frozen=True)
 class CourseConfig:
     """The validated contents of course.yaml."""
 
@@ -47,10 +55,12 @@ class CourseConfig:
     units: tuple[UnitConfig, ...] = ()
     pyodide: PyodideConfig = field(default_factory=PyodideConfig)
     theme: dict = field(default_factory=dict)
+    python: PythonConfig = field(default_factory=PythonConfig)
 
 
 TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
-            "units": list, "pyodide": dict, "theme": dict}
+            "units": list, "pyodide": dict, "theme": dict, "python": dict}
+PYTHON_KEYS = {"package": str}
 UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
 PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
 THEME_KEYS = {"accent": str}
@@ -76,18 +86,23 @@ def check_mapping(data, schema: dict, path: str, problems: Problems, what: str) 
     return good
 
 
-def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME) -> CourseConfig | None:
-    """Return the validated configuration, or None when it is too broken to use."""
+def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
+                 require_units: bool = True) -> CourseConfig | None:
+    """Return the validated configuration, or None when it is too broken to use.
+
+    `require_units=False` accepts a course with no units yet (for `new`, which adds the first)."""
     try:
         data = load_yaml(text)
     except YamlError as err:
         problems.error(path, err.line, err.message)
         return None
+    if isinstance(data, dict) and "units" in data and data["units"] is None:
+        data["units"] = []  # `units:` with nothing under it yet: a course with no units
     top = check_mapping(data if data is not None else LineDict(), TOP_KEYS, path, problems, CONFIG_NAME)
     if "title" not in top:
         problems.error(path, 1, "course.yaml has no 'title'", "add a line such as: title: My course")
     units = tuple(_parse_units(data.get("units", []) if isinstance(data, dict) else [], path, problems))
-    if not units:
+    if not units and require_units:
         problems.error(path, 1, "course.yaml lists no units", "add a 'units:' list of lesson and review slugs")
     base_url = top.get("base_url", "")
     if base_url and not re.match(r"^https?://", base_url):
@@ -97,10 +112,17 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME) -> Cour
         problems.error(path, top["pyodide"].line_of("source"),
                        f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}")
     theme = check_mapping(top.get("theme", LineDict()), THEME_KEYS, path, problems, "theme")
+    python = check_mapping(top.get("python", LineDict()), PYTHON_KEYS, path, problems, "python")
+    package = python.get("package", PythonConfig.package)
+    if not package.isidentifier() or keyword.iskeyword(package):
+        problems.error(path, top["python"].line_of("package"),
+                       f"python package must be a Python name such as 'kernels', found {package!r}",
+                       "it is the name of a folder in the course, imported as `import <name>`")
+        python.pop("package")
     return CourseConfig(title=top.get("title", ""), description=top.get("description", ""),
                         base_url=base_url.rstrip("/") + "/" if base_url else "",
                         language=top.get("language", "en"), units=units,
-                        pyodide=PyodideConfig(**pyodide), theme=theme)
+                        pyodide=PyodideConfig(**pyodide), theme=theme, python=PythonConfig(**python))
 
 
 def _parse_units(entries, path: str, problems: Problems):
@@ -135,13 +157,14 @@ def _parse_units(entries, path: str, problems: Problems):
         yield UnitConfig(line=line, topics=tuple(t for t in topics if isinstance(t, str)), **good)
 
 
-def load_config(root: Path, problems: Problems, read=None) -> CourseConfig | None:
+def load_config(root: Path, problems: Problems, read=None, require_units: bool = True) -> CourseConfig | None:
     """Read and validate course.yaml under `root` (`read` as `read_text`, e.g. a caching reader)."""
     file = root / CONFIG_NAME
     if not file.is_file():
-        problems.error(CONFIG_NAME, 1, "no course.yaml found", f"create one in {root}")
+        problems.error(CONFIG_NAME, 1, "no course.yaml found", f"create one in {root}, or start a course with: coursegen init")
         return None
-    return parse_config((read or read_text)(file, CONFIG_NAME, problems) or "", problems)
+    return parse_config((read or read_text)(file, CONFIG_NAME, problems) or "", problems,
+                        require_units=require_units)
 
 
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:

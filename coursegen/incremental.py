@@ -2,8 +2,8 @@
 
 `build_site(root, options, cache)` always runs every stage; a `BuildCache` makes two of them
 cheap. Parsing reuses a page when its *parse key* is unchanged: its own text plus what parsing
-may consult (the set of sources, course.yaml, media files; kernels/ for pages with `{calc}`;
-widgets/, kernels/ and templates/ for pages with widgets). Rendering reuses a unit page when
+may consult (the set of sources, course.yaml, media files; the course's Python package for pages
+with `{calc}`; widgets/, that package and the template folders for pages with widgets). Rendering reuses a unit page when
 its *render key* is unchanged: its parse key, its unit and neighbours, the headings of the
 pages it links to, the course outline,
 the configuration, the templates and the serve switch. Asset URLs are not part of the key:
@@ -133,10 +133,11 @@ class BuildCache:
 
         `meanwhile()` runs in this process while pages are parsed (see parallel.map_in_two)."""
         root = ctx.root
+        package = root / ctx.extra.get("calc", {}).get("package", "kernels")  # the course's Python package
         self._shared = {"all": digest(sorted(ctx.slug_by_path.items()), _read(root / "course.yaml"),
                                       media_signature(root)),
-                        "calc": tree_signature(root / "kernels"),
-                        "widgets": tree_signature(root / "kernels", root / "widgets", *theme.folders(root))}
+                        "calc": tree_signature(package),
+                        "widgets": tree_signature(package, root / "widgets", *theme.folders(root))}
         keys = {s.path: self.parse_key(s) for s in sources}
         todo = [s for s in sources if self.pages.get(s.path, ((),))[0] != keys[s.path]]
         for source, (page, items) in zip(todo, parse_many(md, todo, ctx, self.parallel, meanwhile)):

@@ -19,8 +19,11 @@ TIMEOUT_MS = 300  # how often course.yaml is looked at when nothing else moved
 
 
 def watched_folders(root: Path) -> list[Path]:
-    """Return the course folders that exist and can therefore be watched."""
-    return [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()]
+    """Return the course folders that exist and can therefore be watched, with every top-level
+    Python package (the course's own one may have any name: `python: {package: …}`)."""
+    packages = sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file()) if root.is_dir() else []
+    names = dict.fromkeys([*WATCHED_FOLDERS, *packages])
+    return [root / name for name in names if (root / name).is_dir()]
 
 
 def _stamp(file: Path) -> tuple:

@@ -1,8 +1,9 @@
 """Running widget entries in CPython at build time, and compacting their results for the page.
 
 An entry (`widgets/<name>/widget.py`) is executed exactly as the browser's worker executes it:
-its source in a fresh namespace, then `run(**params)`. `import kernels` inside it resolves to
-the course's own `kernels/` package, the one the build also ships to the browser as a wheel.
+its source in a fresh namespace, then `run(**params)`. `import kernels` (or the name course.yaml
+gives under `python: {package: …}`) inside it resolves to the course's own package, the one the
+build also ships to the browser as a wheel. A course without a package runs entries without one.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 import sys
 import traceback
 
-from .calc import KERNEL_MODULES, load_kernels
+from .calc import load_kernels, public_modules
 from .widget_spec import Widget
 
 
@@ -24,15 +25,16 @@ class EntryError(Exception):
 
 
 @contextlib.contextmanager
-def course_kernels(root):
-    """Make `import kernels` give the course's kernels package while the block runs."""
-    package = load_kernels(root)
-    names = ["kernels", *(f"kernels.{name}" for name in KERNEL_MODULES)]
-    saved = {name: sys.modules.get(name) for name in names}
-    sys.modules["kernels"] = package
-    for name in KERNEL_MODULES:
-        if hasattr(package, name):
-            sys.modules[f"kernels.{name}"] = getattr(package, name)
+def course_kernels(root, package: str = "kernels"):
+    """Make `import <package>` give the course's own package while the block runs (if it has one)."""
+    if not (root / package / "__init__.py").is_file():
+        yield
+        return
+    modules = public_modules(root, package)
+    replaced = {package: load_kernels(root, package),
+                **{f"{package}.{name}": module for name, module in modules.items()}}
+    saved = {name: sys.modules.get(name) for name in replaced}
+    sys.modules.update(replaced)
     try:
         yield
     finally:
@@ -46,8 +48,8 @@ def course_kernels(root):
 class EntryRunner:
     """Runs widget entries against the course's kernels, caching each result for the build."""
 
-    def __init__(self, root):
-        self.root = root
+    def __init__(self, root, package: str = "kernels"):
+        self.root, self.package = root, package
         self.namespaces: dict[str, dict] = {}
         self.results: dict[tuple, dict] = {}
 
@@ -55,7 +57,7 @@ class EntryRunner:
         """Return the entry's JSON-able result for `params`, or raise EntryError."""
         key = (widget.name, json.dumps(params, sort_keys=True))
         if key not in self.results:
-            with course_kernels(self.root):
+            with course_kernels(self.root, self.package):
                 namespace = self._namespace(widget)
                 try:
                     result = namespace["run"](**params)

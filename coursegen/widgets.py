@@ -23,7 +23,7 @@ from .config import CONFIG_NAME
 from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
 from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
-from .widget_site import SiteError, kernels_wheel, pyodide_site
+from .widget_site import SiteError, package_wheel, pyodide_site
 from .widget_spec import Widget, fmt, load_widgets, parse_value
 
 FENCE = "widget"
@@ -38,6 +38,7 @@ class WidgetContext:
     runner: EntryRunner
     templates: jinja2.Environment
     runtime: dict = field(default_factory=dict)  # what the page's runtime needs: worker, Pyodide, wheel
+    package: str = ""  # the course's Python package, "" when it has none
 
 
 def install(md) -> None:
@@ -47,38 +48,53 @@ def install(md) -> None:
 
 
 def prepare(root: Path, config, problems: Problems) -> WidgetContext:
-    """Load every widget spec and work out how the page reaches Pyodide and the kernels."""
+    """Load every widget spec and work out how the page reaches Pyodide and the course's package."""
     widgets = load_widgets(root, problems)
     site = None
     if config is not None:
         try:
-            site = pyodide_site(root, config.pyodide)
+            site = pyodide_site(root, config.pyodide, pyodide_packages(widgets.values()))
         except SiteError as err:
             problems.error(CONFIG_NAME, _config_line(root, "pyodide:"), err.message, err.hint)
-    wheel = kernels_wheel(root) if (root / "kernels").is_dir() else ("", b"")
+    package = course_package(root, config)
+    wheel = package_wheel(root, package) if package else ("", b"")
     worker = theme.find(root, "assets/pyodide-worker.js")
     runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker else "",
                "indexURL": site.index_url if site else "", "integrity": site.integrity if site else "",
-               "kernels": wheel[0]}
+               "wheel": wheel[0], "module": package}
     loader = jinja2.FileSystemLoader([*map(str, theme.folders(root)), str(root / "widgets")])
     templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                                    trim_blocks=True, lstrip_blocks=True)
     templates.filters["num"] = fmt
-    return WidgetContext(root, widgets, EntryRunner(root), templates, runtime)
+    return WidgetContext(root, widgets, EntryRunner(root, package or "kernels"), templates, runtime, package)
+
+
+def course_package(root: Path, config) -> str:
+    """Return the name of the course's own Python package, or "" when the course has none."""
+    name = config.python.package if config is not None else "kernels"
+    return name if (root / name / "__init__.py").is_file() else ""
+
+
+def pyodide_packages(widgets) -> list[str]:
+    """Return the Pyodide packages the given widgets declare, each once, sorted."""
+    return sorted({name for widget in widgets for name in widget.packages})
 
 
 def add_files(course, root: Path, assets, problems: Problems) -> None:
-    """Add each used widget's view and stylesheet, the kernels wheel and (self-hosted) Pyodide."""
+    """Add each used widget's view and stylesheet, the course package's wheel and (self-hosted) Pyodide."""
     used = sorted({name for unit in course.written for name in unit.page.widgets}) if course else []
     for name in used:
         for file in ("view.js", "style.css"):
             assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
     if not used:
         return
-    site_path, data = kernels_wheel(root)
-    assets.files[site_path] = data
+    package = course_package(root, course.config)
+    if package:
+        site_path, data = package_wheel(root, package)
+        assets.files[site_path] = data
+    specs = load_widgets(root, Problems())  # prepare reported their problems
     try:
-        site = pyodide_site(root, course.config.pyodide)
+        site = pyodide_site(root, course.config.pyodide, pyodide_packages(specs[name] for name in used if name in specs))
     except SiteError:
         return  # prepare reported it
     for site_path, source in site.files.items():
@@ -195,7 +211,9 @@ def render_widget(token, env: dict) -> str:
         states_json=Markup(states_json(compact_states(widget, data["states"]))),
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
         code=Markup(highlight_code(entry_source(widget), "python", None)),
-        runtime_json=Markup(states_json(context.runtime)) if first_on_page else "")
+        package=context.package,
+        runtime_json=Markup(states_json({**context.runtime, "packages": pyodide_packages(
+            context.widgets[name] for name in env["widgets"])})) if first_on_page else "")
     return html if html.endswith("\n") else html + "\n"
 
 
