@@ -63,7 +63,8 @@ TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
 PYTHON_KEYS = {"package": str}
 UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
 PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
-THEME_KEYS = {"accent": str}
+THEME_KEYS = {"accent": str, "accent_dark": str, "extra_css": list, "extra_js": list, "logo": str, "favicon": str}
+HEX_COLOUR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
 
 
 def check_mapping(data, schema: dict, path: str, problems: Problems, what: str) -> dict:
@@ -112,6 +113,13 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
         problems.error(path, top["pyodide"].line_of("source"),
                        f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}")
     theme = check_mapping(top.get("theme", LineDict()), THEME_KEYS, path, problems, "theme")
+    for key in ("accent", "accent_dark"):
+        if key in theme and not HEX_COLOUR.match(theme[key]):
+            problems.error(path, top["theme"].line_of(key), f"theme {key} must be a colour such as '#1f5fbf', "
+                                                            f"found {theme.pop(key)!r}")
+    for key in ("extra_css", "extra_js"):
+        if key in theme and not all(isinstance(item, str) and item for item in theme[key]):
+            problems.error(path, top["theme"].line_of(key), f"theme {key} must list file paths, found {theme.pop(key)!r}")
     python = check_mapping(top.get("python", LineDict()), PYTHON_KEYS, path, problems, "python")
     package = python.get("package", PythonConfig.package)
     if not package.isidentifier() or keyword.iskeyword(package):
@@ -165,6 +173,17 @@ def load_config(root: Path, problems: Problems, read=None, require_units: bool =
         return None
     return parse_config((read or read_text)(file, CONFIG_NAME, problems) or "", problems,
                         require_units=require_units)
+
+
+def config_line(root: Path, key: str, indented: bool = False) -> int:
+    """Return the line of course.yaml where `key` (e.g. 'pyodide:') starts, or 1; `indented` finds
+    it under a mapping too."""
+    try:
+        lines = (root / CONFIG_NAME).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((number for number, row in enumerate(lines, 1)
+                 if (row.lstrip() if indented else row).startswith(key)), 1)
 
 
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:

@@ -27,10 +27,6 @@ def self_hosted(config):
     return dataclasses.replace(config, pyodide=dataclasses.replace(config.pyodide, source="local"))
 
 
-def install(md) -> None:
-    """Offline support adds no Markdown syntax (the pipeline calls install on every extension)."""
-
-
 def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]

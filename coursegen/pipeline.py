@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jinja2
 
-from . import blocks, calc, checks, hosting, offline, questions, search, theme, widgets
+from . import appearance, blocks, calc, checks, hosting, offline, questions, search, theme, widgets
 from .assets import Assets
 from .errors import ContentError, Problem, Problems
 from .link import link_course
@@ -26,7 +26,7 @@ from .markdown import ParseContext
 from .render import RenderOptions, missing_templates, render_site
 from .sources import load_sources
 
-EXTENSIONS = (blocks, calc, checks, questions, search, hosting, widgets, offline)  # offline last: it precaches the others' files
+EXTENSIONS = (blocks, calc, checks, questions, search, hosting, appearance, widgets, offline)  # offline last: it precaches the others' files
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from . import csp, theme
+from . import appearance, csp, theme
 from .assets import Assets, load_theme_assets
 from .model import Course, Unit
 
@@ -80,7 +80,7 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
         assets.files.update(extra_assets.files)
     common = {"course": course, "config": course.config, "asset": _asset_url(assets),
               "serve_mode": options.serve_mode, "total": len(course.units),
-              "csp": csp.policy(course.config, root)}
+              "csp": csp.policy(course.config, root), **appearance.page_values(course.config)}
     out: dict[str, bytes] = dict(assets.files)
     if cache:
         cache.start_render(course, root, common)

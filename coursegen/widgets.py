@@ -19,7 +19,7 @@ from markupsafe import Markup
 from . import theme
 from .assets import hashed_name
 from .calc import CalcError
-from .config import CONFIG_NAME
+from .config import CONFIG_NAME, config_line
 from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
 from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
@@ -55,7 +55,7 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
         try:
             site = pyodide_site(root, config.pyodide, pyodide_packages(widgets.values()))
         except SiteError as err:
-            problems.error(CONFIG_NAME, _config_line(root, "pyodide:"), err.message, err.hint)
+            problems.error(CONFIG_NAME, config_line(root, "pyodide:"), err.message, err.hint)
     package = course_package(root, config)
     wheel = package_wheel(root, package) if package else ("", b"")
     worker = theme.find(root, "assets/pyodide-worker.js")
@@ -99,15 +99,6 @@ def add_files(course, root: Path, assets, problems: Problems) -> None:
         return  # prepare reported it
     for site_path, source in site.files.items():
         assets.files[site_path] = source.read_bytes()
-
-
-def _config_line(root: Path, key: str) -> int:
-    """Return the line of course.yaml where `key` starts, or 1."""
-    try:
-        lines = (root / CONFIG_NAME).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return 1
-    return next((number for number, row in enumerate(lines, 1) if row.startswith(key)), 1)
 
 
 # ---- parse: check fences and bake their results ---------------------------------------------

@@ -39,3 +39,19 @@ def test_every_page_of_a_new_course_loads_without_errors_or_outside_requests(sit
         page.keyboard.type("table of contents")
         page.wait_for_selector("[data-search-results] a")
     watch.assert_clean()
+
+
+@pytest.mark.parametrize("scheme, colour", [("light", "rgb(10, 125, 90)"), ("dark", "rgb(127, 224, 189)")])
+def test_the_accent_of_course_yaml_colours_links_in_both_schemes(tmp_path, capsys, context_factory, scheme, colour):
+    from playwright.sync_api import expect
+    course = tmp_path / "knots"
+    assert run_cli(capsys, "init", course)[0] == 0
+    with (course / "course.yaml").open("a") as config:
+        config.write('theme:\n  accent: "#0a7d5a"\n  accent_dark: "#7fe0bd"\n')
+    lesson = course / "lessons" / "01-welcome.md"
+    lesson.write_text(lesson.read_text() + "\nThen [practise](../reviews/02-practice.md).\n")
+    assert run_cli(capsys, "--root", course, "build", "--strict")[0] == 0
+    page = context_factory(color_scheme=scheme).new_page()
+    with serving(course / "site") as base:
+        page.goto(base + "welcome.html")
+        expect(page.get_by_role("link", name="practise", exact=True)).to_have_css("color", colour)

@@ -107,3 +107,16 @@ def test_one_partial_and_one_asset_of_the_course_override_the_installed_theme(co
     assert "Made by the knot club" in page and "data-search-open" in page  # own footer, the theme's header
     icon = next((site / "assets").glob("favicon.*.svg"))
     assert "<title>knot</title>" in icon.read_text() and f'href="assets/{icon.name}"' in page
+
+
+def test_an_accent_in_course_yaml_reaches_both_schemes(coursegen):
+    coursegen("init")
+    with (coursegen.folder / "course.yaml").open("a") as config:
+        config.write('theme:\n  accent: "#0a7d5a"\n')
+    coursegen("build", "--strict")
+    site = coursegen.folder / "site"
+    sheet = next((site / "assets").glob("theme.*.css"))
+    css = sheet.read_text()
+    assert ":root { --accent: #0a7d5a; }" in css
+    assert ":root[data-theme=dark] { --accent: color-mix(in srgb, #0a7d5a 55%, white); }" in css
+    assert f'<link rel="stylesheet" href="assets/{sheet.name}">' in (site / "welcome.html").read_text()
