@@ -56,10 +56,17 @@ class CourseConfig:
     pyodide: PyodideConfig = field(default_factory=PyodideConfig)
     theme: dict = field(default_factory=dict)
     python: PythonConfig = field(default_factory=PythonConfig)
+    extensions: tuple[str, ...] = ()  # the course's own extensions: module names or .py files in the course
+    callouts: tuple[tuple[str, str], ...] = ()  # extra `::: name` callouts: (name, default title)
+    csp: tuple[tuple[str, tuple[str, ...]], ...] = ()  # extra allowed sources: (directive, sources)
 
 
 TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
-            "units": list, "pyodide": dict, "theme": dict, "python": dict}
+            "units": list, "pyodide": dict, "theme": dict, "python": dict,
+            "extensions": list, "callouts": (list, dict), "csp": dict}
+CSP_DIRECTIVES = ("default-src", "script-src", "style-src", "img-src", "font-src", "connect-src", "media-src",
+                  "frame-src", "worker-src", "manifest-src")
+CSP_SOURCE = re.compile(r"^(?:https?://[A-Za-z0-9.*-]+(?::\d+)?(?:/[^\s;,']*)?|https?:|data:|blob:|'self')$")
 PYTHON_KEYS = {"package": str}
 UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
 PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
@@ -80,7 +87,8 @@ def check_mapping(data, schema: dict, path: str, problems: Problems, what: str) 
             problems.error(path, line, f"unknown key '{key}' in {what}",
                            (near + " " if near else "") + "allowed keys: " + ", ".join(schema))
         elif not isinstance(value, schema[key]) or (schema[key] is int and isinstance(value, bool)):
-            problems.error(path, line, f"'{key}' in {what} must be a {schema[key].__name__}, "
+            kinds = schema[key] if isinstance(schema[key], tuple) else (schema[key],)
+            problems.error(path, line, f"'{key}' in {what} must be a {' or '.join(k.__name__ for k in kinds)}, "
                                        f"found {type(value).__name__} {value!r}")
         else:
             good[key] = value
@@ -130,7 +138,54 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
     return CourseConfig(title=top.get("title", ""), description=top.get("description", ""),
                         base_url=base_url.rstrip("/") + "/" if base_url else "",
                         language=top.get("language", "en"), units=units,
-                        pyodide=PyodideConfig(**pyodide), theme=theme, python=PythonConfig(**python))
+                        pyodide=PyodideConfig(**pyodide), theme=theme, python=PythonConfig(**python),
+                        extensions=_extensions(top, data, path, problems),
+                        callouts=_callouts(top, data, path, problems), csp=_csp_sources(top, path, problems))
+
+
+def _extensions(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[str, ...]:
+    """Return `extensions:` (module names or .py files), reporting entries of the wrong kind."""
+    entries = top.get("extensions", [])
+    if not all(isinstance(e, str) and e.strip() for e in entries):
+        problems.error(path, data.line_of("extensions"), f"'extensions' must list module names or .py files, found {entries!r}",
+                       "for example: extensions: [extensions/glossary.py]")
+        return ()
+    return tuple(entries)
+
+
+def _callouts(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[tuple[str, str], ...]:
+    """Return extra callouts as (name, title): `[warning, tip]`, or `{warning: "Watch out"}` with titles."""
+    entries = top.get("callouts", [])
+    pairs = list(entries.items()) if isinstance(entries, dict) else [(e, None) for e in entries]
+    good = []
+    for name, title in pairs:
+        if not isinstance(name, str) or not SLUG.match(name) or not isinstance(title, (str, type(None))):
+            problems.error(path, data.line_of("callouts"), f"callout {name!r} must be a lowercase name such as "
+                                                          "'warning' (with an optional title)")
+            continue
+        good.append((name, title or name.replace("-", " ").capitalize()))
+    return tuple(good)
+
+
+def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Return `csp:` as (directive, sources): extra sources the pages may load from, checked one by one."""
+    data = top.get("csp", LineDict())
+    good = []
+    for directive, sources in data.items():
+        line = data.line_of(directive) if isinstance(data, LineDict) else 1
+        if directive not in CSP_DIRECTIVES:
+            problems.error(path, line, f"unknown CSP directive '{directive}'",
+                           (did_you_mean(directive, CSP_DIRECTIVES) + " " if did_you_mean(directive, CSP_DIRECTIVES)
+                            else "") + "allowed: " + ", ".join(CSP_DIRECTIVES))
+            continue
+        sources = [sources] if isinstance(sources, str) else sources
+        bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)] if isinstance(sources, list) else [sources]
+        if bad:
+            problems.error(path, line, f"CSP {directive} source {bad[0]!r} is not an allowed source",
+                           "give origins or folders such as https://example.org or https://example.org/media/")
+            continue
+        good.append((directive, tuple(sources)))
+    return tuple(good)
 
 
 def _parse_units(entries, path: str, problems: Problems):

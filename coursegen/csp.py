@@ -34,13 +34,14 @@ def pyodide_cdn(config) -> str:
     return CDN.format(version=config.pyodide.version)
 
 
-def directives(config, root: Path) -> dict[str, list[str]]:
-    """Return each CSP directive with its sources, for `config` and the inline scripts of the course's theme."""
+def directives(config, root: Path, extra: dict | None = None) -> dict[str, list[str]]:
+    """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme
+    and `extra` sources per directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
     inline = [f"'{source_hash(file.read_text(encoding='utf-8'))}'"
               for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
     cdn = [pyodide_cdn(config)] if config.pyodide.source == "cdn" else []
     base = [origin(config.base_url)] if config.base_url else []
-    return {
+    found = {
         "default-src": ["'self'"],
         "script-src": ["'self'", *inline, "'wasm-unsafe-eval'", *cdn],
         "style-src": ["'self'"],
@@ -53,8 +54,12 @@ def directives(config, root: Path) -> dict[str, list[str]]:
         "base-uri": ["'self'", *base],
         "form-action": ["'none'"],
     }
+    for directive, sources in (extra or {}).items():
+        allowed = found.setdefault(directive, ["'self'"])  # a new one (media-src, frame-src) starts from 'self'
+        allowed += [s for s in sources if s not in allowed]
+    return found
 
 
-def policy(config, root: Path) -> str:
+def policy(config, root: Path, extra: dict | None = None) -> str:
     """Return the Content-Security-Policy value for the pages' <meta http-equiv> tag."""
-    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, root).items())
+    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, root, extra).items())

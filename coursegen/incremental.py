@@ -73,6 +73,7 @@ class BuildCache:
         self.parallel = parallel
         self.compiled_templates = compiled_templates  # render.CompiledTemplates: kept on disk between runs
         self.md = None
+        self.md_extensions: tuple = ()  # what self.md was made with
         self.env = None
         self.env_folders: tuple = ()  # the template folders self.env looks in
         self.pages: dict[str, tuple] = {}  # path → (parse key, Page, problems, short hash of the key)
@@ -115,9 +116,12 @@ class BuildCache:
         return config
 
     def markdown(self, extensions):
-        """Return the parser, made once per cache (extensions install their syntax into it)."""
-        if self.md is None:
-            self.md = make_markdown(extensions)
+        """Return the parser, made again only when the extensions change (they install their syntax
+        into it); then every page is parsed again too."""
+        extensions = tuple(extensions)
+        if self.md is None or self.md_extensions != extensions:
+            md = make_markdown(extensions)
+            self.md, self.md_extensions, self.pages = md, extensions, {}
         return self.md
 
     def environment(self, folders: tuple[Path, ...]):

@@ -70,7 +70,8 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 
 def render_site(course: Course, root: Path, options: RenderOptions = RenderOptions(),
-                extra_assets: Assets | None = None, cache=None) -> dict[str, bytes]:
+                extra_assets: Assets | None = None, cache=None,
+                csp_sources: dict | None = None) -> dict[str, bytes]:
     """Return every output file of the site, keyed by its path inside site/."""
     folders = theme.folders(root)
     env = cache.environment(folders) if cache else make_environment(folders)  # cache: incremental.BuildCache
@@ -80,7 +81,7 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
         assets.files.update(extra_assets.files)
     common = {"course": course, "config": course.config, "asset": _asset_url(assets),
               "serve_mode": options.serve_mode, "total": len(course.units),
-              "csp": csp.policy(course.config, root), **appearance.page_values(course.config)}
+              "csp": csp.policy(course.config, root, csp_sources), **appearance.page_values(course.config)}
     out: dict[str, bytes] = dict(assets.files)
     if cache:
         cache.start_render(course, root, common)
