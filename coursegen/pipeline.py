@@ -73,8 +73,10 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
                        extra=prepare_extensions(root, config, problems, extensions))
     pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root))
     course = link_course(config, pages, problems, options.drafts) if config else None
+    sources = csp_sources(config, extensions) if config else {}
     if course:
         missing_templates(course, root, problems)
+        csp.check_pages(course, root, sources, problems)
         for extension in extensions:
             if hasattr(extension, "check"):
                 extension.check(course, root, problems)
@@ -86,7 +88,7 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     problems.raise_if_errors(options.strict)
     try:
         outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
-                              cache=cache, csp_sources=csp_sources(config, extensions))
+                              cache=cache, csp_sources=sources)
     except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
         problem = template_problem(err, root)
         if problem is None:

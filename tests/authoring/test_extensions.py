@@ -147,3 +147,46 @@ def test_bad_csp_and_callout_settings_are_errors_at_their_line(course, capsys, s
     status, _, err = run_cli(capsys, "--root", course, "check")
     assert status == 1 and err.startswith("course.yaml:") and message in err, err
     assert int(err.split(":")[1]) in (line, line - 1)
+
+
+MEDIA = ('![A chart](https://images.example.org/chart.png)\n\n'
+         '<video src="https://video.example.org/clips/tide.mp4" poster="https://images.example.org/p.png"></video>\n\n'
+         '<iframe src="https://maps.example.net/embed"></iframe>\n')
+
+
+def test_check_warns_about_every_resource_the_policy_would_block(course, capsys):
+    put(course, MEDIA)
+    status, _, err = run_cli(capsys, "--root", course, "check")
+    assert status == 0
+    warnings = [line for line in err.splitlines() if not line.startswith(" ")]
+    lesson = "lessons/02-second.md"
+    assert warnings == [
+        f"{lesson}:12: warning: the browser will block https://images.example.org/chart.png: the page's img-src does not allow it",
+        f"{lesson}:14: warning: the browser will block https://video.example.org/clips/tide.mp4: the page's default-src does not allow it",
+        f"{lesson}:14: warning: the browser will block https://images.example.org/p.png: the page's img-src does not allow it",
+        f"{lesson}:16: warning: the browser will block https://maps.example.net/embed: the page's default-src does not allow it"]
+    assert "csp: {img-src: [https://images.example.org]}" in err
+    assert run_cli(capsys, "--root", course, "check", "--strict")[0] == 1
+
+
+def test_sources_allowed_in_course_yaml_silence_the_warnings(course, capsys):
+    put(course, MEDIA)
+    configure(course, "csp:\n  img-src: [https://images.example.org]\n  media-src: [https://video.example.org/clips/]\n"
+                      "  frame-src: [https://maps.example.net/embed]\n")
+    status, _, err = run_cli(capsys, "--root", course, "check", "--strict")
+    assert status == 0 and err == "", err
+
+
+@pytest.mark.parametrize("url, sources, allowed", [
+    ("img/a.png", ["'self'"], True),
+    ("https://a.example/x.png", ["'self'"], False),
+    ("https://a.example/x.png", ["https:"], True),
+    ("https://cdn.a.example/x.png", ["https://*.a.example"], True),
+    ("https://a.example/media/x.png", ["https://a.example/media/"], True),
+    ("https://a.example/other/x.png", ["https://a.example/media/"], False),
+    ("http://a.example/x.png", ["https://a.example"], False),
+    ("data:image/png;base64,AAAA", ["'self'", "data:"], True),
+])
+def test_source_matching(url, sources, allowed):
+    from coursegen.csp import allowed_by
+    assert allowed_by(url, sources) is allowed
