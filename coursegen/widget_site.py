@@ -101,9 +101,11 @@ def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
     dist = root / settings.path
     if settings.source == "local":
         if not (dist / LOADER).is_file():
+            fetch = ("run 'npm ci' to fetch the pinned npm package" if (root / "package.json").is_file() else
+                     f"in the course folder run 'npm install pyodide@{settings.version}' (Node's npm; "
+                     "nothing is downloaded during the build)")
             raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
-                            "run 'npm ci' to fetch the pinned npm package, or set pyodide.path "
-                            "to a Pyodide distribution")
+                            f"{fetch}, or set pyodide.path to a Pyodide distribution")
         wanted = RUNTIME_FILES + package_files(dist, packages)
         files = {LOCAL_DIR + name: dist / name for name in wanted if (dist / name).is_file()}
         return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files)
