@@ -71,7 +71,7 @@ def split_role(content: str) -> tuple[str, str | None, str, str | None]:
     parts = [p.strip() for p in re.split(r"\\?\|", content)]
     expression, spec, unit, stated = parts[0], None, "", None
     if not expression:
-        raise CalcError("{calc} has no expression", "write one such as {calc}`overflow.BF16_MAX_LOG | .2f`")
+        raise CalcError("{calc} has no expression", "write one such as {calc}`math.sqrt(2) | .3f`")
     for part in parts[1:]:
         if part.startswith("="):
             stated = part[1:].strip()

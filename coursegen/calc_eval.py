@@ -37,7 +37,7 @@ def evaluate(expression: str, names: dict):
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as err:
         raise CalcError(f"cannot read {{calc}} expression '{expression.strip()}': {err.msg}",
-                        "write a Python expression such as overflow.largest_safe_tile(-5)") from None
+                        "write a Python expression such as math.sqrt(2) * 3") from None
     return _eval(tree.body, names)
 
 

@@ -202,7 +202,7 @@ def _parse_units(entries, path: str, problems: Problems):
         line = getattr(entry, "line", 1)
         slug = good.get("slug", "")
         if not slug:
-            problems.error(path, line, "a unit has no 'slug'", "every unit needs a slug such as: slug: kda")
+            problems.error(path, line, "a unit has no 'slug'", "every unit needs a slug such as: slug: first-steps")
             continue
         if not SLUG.match(slug):
             problems.error(path, line, f"slug {slug!r} must be lowercase letters, digits and single hyphens")

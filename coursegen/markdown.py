@@ -110,7 +110,7 @@ def _front_matter(tokens, path: str, problems: Problems) -> dict:
         else:
             meta[key] = value
     if not meta["title"].strip():
-        problems.error(path, 2, "front matter has no 'title'", "add a line such as: title: Chunkwise KDA")
+        problems.error(path, 2, "front matter has no 'title'", "add a line such as: title: First steps")
     return meta
 
 

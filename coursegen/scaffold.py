@@ -58,9 +58,9 @@ def new_unit(root: Path, kind: str, title: str, slug: str = "", part: str = "") 
     problems.raise_if_errors()
     slug = slug or slugify(title)
     if not title.strip():
-        fail(CONFIG_NAME, 1, "the new unit needs a title", 'e.g. new lesson "Chunkwise KDA"')
+        fail(CONFIG_NAME, 1, "the new unit needs a title", 'e.g. new lesson "First steps"')
     if not SLUG.match(slug):
-        fail(CONFIG_NAME, 1, f"cannot make a slug from {title!r}", "give one with --slug, e.g. --slug chunkwise-kda")
+        fail(CONFIG_NAME, 1, f"cannot make a slug from {title!r}", "give one with --slug, e.g. --slug first-steps")
     existing = _source_of(root, slug)
     if existing:
         fail(existing, 1, f"unit '{slug}' already has a source file", "choose another title or --slug")

@@ -89,3 +89,14 @@ def test_an_override_that_breaks_is_a_located_problem(bare_course, capsys, text,
     status, out, err = run_cli(capsys, "--root", bare_course, "build")
     assert status == 1 and err.startswith(expected), err
     assert "Traceback" not in err and not (bare_course / "site").exists()
+
+
+def test_compiled_templates_kept_on_disk_never_stand_in_for_an_override(bare_course, capsys):
+    assert run_cli(capsys, "--root", bare_course, "build")[0] == 0  # compiles the theme into .coursegen-cache/
+    (bare_course / "templates" / "partials").mkdir(parents=True)
+    (bare_course / "templates" / "partials" / "footer.html").write_text("<footer>Second run's own footer</footer>\n")
+    assert run_cli(capsys, "--root", bare_course, "build")[0] == 0
+    assert "Second run's own footer" in (bare_course / "site" / "first.html").read_text()
+    (bare_course / "templates" / "partials" / "footer.html").unlink()
+    assert run_cli(capsys, "--root", bare_course, "build")[0] == 0
+    assert '<footer class="site-footer">' in (bare_course / "site" / "first.html").read_text()

@@ -120,3 +120,20 @@ def test_an_accent_in_course_yaml_reaches_both_schemes(coursegen):
     assert ":root { --accent: #0a7d5a; }" in css
     assert ":root[data-theme=dark] { --accent: color-mix(in srgb, #0a7d5a 55%, white); }" in css
     assert f'<link rel="stylesheet" href="assets/{sheet.name}">' in (site / "welcome.html").read_text()
+
+
+def test_an_editable_install_uses_the_source_templates_folder_as_its_theme(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in SOURCES:
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy)(REPO / name, source / name)
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", "--system-site-packages", venv], cwd=tmp_path)
+    run([venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
+         "-e", source], cwd=tmp_path)
+    course = tmp_path / "course"
+    course.mkdir()
+    where = run([venv / "bin" / "python", "-c", "from coursegen import theme; print(theme.packaged_theme())"], cwd=course)
+    assert Path(where.stdout.strip()) == source / "templates"
+    run([venv / "bin" / "coursegen", "init"], cwd=course)
+    run([venv / "bin" / "coursegen", "check", "--strict"], cwd=course)
