@@ -40,16 +40,25 @@ def watch_changes(root: Path, stop: threading.Event, ready: threading.Event | No
     `ready` is set once the watches are in place (the first pass), so no early save is missed.
     """
     config, stamp = root / CONFIG_NAME, _stamp(root / CONFIG_NAME)
-    for changes in watchfiles.watch(*watched_folders(root), stop_event=stop, step=STEP_MS,
-                                    rust_timeout=TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
-        if ready is not None:
-            ready.set()
-        paths = {_relative(root, path) for _, path in changes}
-        if _stamp(config) != stamp:
-            stamp = _stamp(config)
-            paths.add(CONFIG_NAME)
-        if paths:
-            yield sorted(paths)
+    folders = watched_folders(root)
+    while not stop.is_set():
+        for changes in watchfiles.watch(*folders, stop_event=stop, step=STEP_MS,
+                                        rust_timeout=TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
+            if ready is not None:
+                ready.set()
+            paths = {_relative(root, path) for _, path in changes}
+            if _stamp(config) != stamp:
+                stamp = _stamp(config)
+                paths.add(CONFIG_NAME)
+            now = watched_folders(root)  # a folder made since (say the course's first templates/)
+            paths.update(_relative(root, str(folder)) for folder in set(now) ^ set(folders))
+            if paths:
+                yield sorted(paths)
+            if now != folders:
+                folders = now
+                break  # watch again, the new folder included
+        else:
+            return
 
 
 def _relative(root: Path, path: str) -> str:
