@@ -1,8 +1,9 @@
 """Kernel-checked numbers: the `` {calc}`EXPRESSION | FORMAT | = STATED` `` inline role.
 
 EXPRESSION is evaluated (safely, see calc_eval) over every public module of the course's own
-Python package (`python: {package: …}` in course.yaml, default `kernels/`) and `math`; FORMAT is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is
-the number the author claims, checked against the computed value at the displayed precision.
+Python package (`python: {package: …}` in course.yaml, default `kernels/`) and `math`; FORMAT
+is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is the number the
+author claims, checked against the computed value at the displayed precision.
 Every mistake is a problem at the role's line; the number in the page always comes from code.
 """
 from __future__ import annotations
@@ -158,7 +159,7 @@ def same_number(shown: str, stated: str) -> bool:
 def kernel_names(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
     """Return {name: module} for every public module of the course's package, plus `math`
     (just `math` when the course has no package)."""
-    names = {name: module for name, module in public_modules(root, package).items()}
+    names = dict(public_modules(root, package))
     names["math"] = math
     return names
 

@@ -1,7 +1,8 @@
 """Watching the course's sources for `serve`, with the watchfiles package (inotify on Linux).
 
-Folders are watched recursively. course.yaml is checked on every pass instead, because editors
-that save by writing a new file and renaming it would silently end a watch on the file itself.
+Folders are watched recursively; one made while serving (a course's first `templates/`) joins the
+watch on the next pass. course.yaml is checked on every pass instead, because editors that save
+by writing a new file and renaming it would silently end a watch on the file itself.
 """
 from __future__ import annotations
 
