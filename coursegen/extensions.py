@@ -29,6 +29,7 @@ from .config import CONFIG_NAME, config_line
 from .errors import ContentError, Problem, Problems
 
 HOOKS = ("install", "prepare", "check", "add_files", "csp")
+AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
 
 
 class CourseExtension:
@@ -80,7 +81,19 @@ def course_extensions(root: Path, config, problems: Problems) -> list[CourseExte
                            "list a module name, or a .py file relative to the course folder")
             continue
         found.append(CourseExtension(module, name, root))
+        if getattr(module, "__file__", None):
+            AUTHOR_FILES.add(str(Path(module.__file__).resolve()))
     return found
+
+
+def parse_failure(err: Exception, path: str, root: Path) -> Problem | None:
+    """Return the problem for a page whose parse failed inside a course extension's code (a rule or
+    role it installed), or None when the failure is not an extension's (a bug: keep the traceback)."""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if str(Path(frame.filename).resolve()) in AUTHOR_FILES:
+            return Problem(path, 1, 0, f"an extension failed on this page: {type(err).__name__}: {err}",
+                           f"at {_shown(root, Path(frame.filename))}:{frame.lineno}")
+    return None
 
 
 def load(root: Path, entry: str):

@@ -23,8 +23,9 @@ from . import theme
 from .assets import load_theme_assets
 from .config import CONFIG_NAME, load_config, read_text
 from .errors import Problems
-from .markdown import ParseContext, make_markdown, parse_source
-from .model import Source
+from .extensions import parse_failure
+from .markdown import FRONT_MATTER_DEFAULTS, ParseContext, make_markdown, parse_source
+from .model import Page, Source
 from .parallel import map_in_two
 from .render import CompiledTemplates, make_environment, render_unit, unit_template
 
@@ -264,7 +265,14 @@ def _read(file: Path) -> bytes:
 def parse_one(md, source: Source, ctx: ParseContext) -> tuple:
     """Return (Page, problems) for one source, its problems kept apart for the cache."""
     problems = Problems()
-    page = parse_source(md, source, ctx, problems)
+    try:
+        page = parse_source(md, source, ctx, problems)
+    except Exception as err:  # noqa: BLE001 - only a course extension's failure is kept (see parse_failure)
+        problem = parse_failure(err, source.path, ctx.root)
+        if problem is None:
+            raise
+        problems.items.append(problem)
+        page = Page(source=source, meta=dict(FRONT_MATTER_DEFAULTS), html="")
     return page, problems.items
 
 

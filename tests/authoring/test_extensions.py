@@ -190,3 +190,16 @@ def test_sources_allowed_in_course_yaml_silence_the_warnings(course, capsys):
 def test_source_matching(url, sources, allowed):
     from coursegen.csp import allowed_by
     assert allowed_by(url, sources) is allowed
+
+
+def test_a_role_of_an_extension_that_raises_while_a_page_is_parsed_is_a_problem_at_that_page(course, capsys):
+    (course / "extensions").mkdir()
+    (course / "extensions" / "shout.py").write_text(
+        "from coursegen.roles import register_role\n\n\ndef install(md):\n"
+        "    register_role(md, 'shout', lambda token, env, line: token.content.upper() + 1)\n")
+    configure(course, "extensions: [extensions/shout.py]\n")
+    put(course, "Say {shout}`hello`.")
+    status, _, err = run_cli(capsys, "--root", course, "build")
+    assert status == 1 and "Traceback" not in err, err
+    assert "lessons/02-second.md:1: an extension failed on this page: TypeError:" in err
+    assert "hint: at extensions/shout.py:5" in err
