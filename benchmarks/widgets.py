@@ -156,7 +156,7 @@ def live(page):
             break
         time.sleep(0.25)
     marks = {text.split(" (")[0]: at - clicked for at, text in log}
-    runtime = marks.get("Loading numpy and ml_dtypes")
+    runtime = marks.get("Loading ml-dtypes and numpy")  # the packages stage starts once the runtime is up
     print(f"live Python (local copy): runtime booted in the worker after "
           f"{runtime / 1000:.2f} s" if runtime else "live Python: the runtime did not boot")
     final_at, final = log[-1][0] - clicked, log[-1][1]

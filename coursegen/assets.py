@@ -6,6 +6,8 @@ import hashlib
 import posixpath
 from pathlib import Path
 
+from . import theme
+
 
 def hashed_name(site_path: str, data: bytes) -> str:
     """Return `dir/name.<hash8>.ext` for the given content."""
@@ -31,10 +33,12 @@ class Assets:
         return self.urls[name]
 
 
-def load_theme_assets(templates: Path) -> Assets:
-    """Return the stylesheet, scripts and Pygments colours from templates/assets/ (a fresh copy)."""
-    files = [file for file in sorted((templates / "assets").rglob("*")) if file.is_file()]
-    loaded = _theme_assets(templates, file_stamps(files))  # read and hashed again only when a file changed
+def load_theme_assets(root: Path) -> Assets:
+    """Return the stylesheet, scripts and Pygments colours: the theme's assets/, the course's
+    templates/assets/ replacing them file by file (a fresh copy)."""
+    named = theme.asset_files(root)
+    stamps = tuple((name, *stamp) for name, stamp in zip(named, file_stamps(named.values())))
+    loaded = _theme_assets(stamps)  # read and hashed again only when a file changed
     copy = Assets()
     copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
     return copy
@@ -46,10 +50,10 @@ def file_stamps(files) -> tuple:
 
 
 @functools.lru_cache(maxsize=4)
-def _theme_assets(templates: Path, stamps: tuple) -> Assets:
+def _theme_assets(stamps: tuple) -> Assets:
     assets = Assets()
-    for file, _, _ in stamps:
-        assets.add(file.relative_to(templates / "assets").as_posix(), file.read_bytes())
+    for name, file, _, _ in stamps:
+        assets.add(name, file.read_bytes())
     assets.add("pygments.css", pygments_css().encode())
     return assets
 

@@ -1,9 +1,11 @@
-"""Small built-in blocks: callouts (`::: note`, `::: caveat`, `::: key`) and ASCII diagrams.
+"""Small built-in blocks: callouts (`::: note`, `::: caveat`, `::: key`, and those course.yaml adds) and ASCII diagrams.
 
 A diagram is a fenced `text` block; its exact spacing is kept and it scrolls sideways on
 narrow screens. Give it `{caption: …, alt: …}` to make it an accessible figure.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from markdown_it.common.utils import escapeHtml
 
@@ -15,19 +17,34 @@ DIAGRAM_ATTRS = {"caption": str, "alt": str}
 
 def install(md) -> None:
     """Register the callout blocks and the `text` diagram fence."""
-    for name in CALLOUTS:
-        register_block(md, name, _render_callout)
+    for name, title in CALLOUTS.items():
+        register_block(md, name, _callout(title))
     register_fence(md, "text", render_diagram)
 
 
-def _render_callout(self, tokens, idx, options, env):
-    token = tokens[idx]
-    if token.nesting == -1:
-        return "</aside>\n"
-    name, title = split_info(token.info)
-    heading = escapeHtml(title or CALLOUTS[name])
-    return (f'<aside class="callout callout-{name}" aria-label="{heading}">\n'
-            f'<p class="callout-title">{heading}</p>\n')
+@dataclass(frozen=True)
+class ExtraCallouts:
+    """course.yaml's `callouts:` as an extension: one more `::: name` block per (name, default title)."""
+
+    callouts: tuple[tuple[str, str], ...]
+
+    def install(self, md) -> None:
+        for name, title in self.callouts:
+            if name not in md.block_names:  # a built-in name keeps its own block
+                register_block(md, name, _callout(title))
+
+
+def _callout(default_title: str):
+    """Return the renderer of one callout kind: an <aside> titled by the text after its name, or by default."""
+    def render(self, tokens, idx, options, env):
+        token = tokens[idx]
+        if token.nesting == -1:
+            return "</aside>\n"
+        name, title = split_info(token.info)
+        heading = escapeHtml(title or default_title)
+        return (f'<aside class="callout callout-{name}" aria-label="{heading}">\n'
+                f'<p class="callout-title">{heading}</p>\n')
+    return render
 
 
 def render_diagram(token, env) -> str:

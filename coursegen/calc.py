@@ -1,16 +1,19 @@
 """Kernel-checked numbers: the `` {calc}`EXPRESSION | FORMAT | = STATED` `` inline role.
 
-EXPRESSION is evaluated (safely, see calc_eval) over the course's own `kernels/` package and
-`math`; FORMAT is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is
-the number the author claims, checked against the computed value at the displayed precision.
+EXPRESSION is evaluated (safely, see calc_eval) over every public module of the course's own
+Python package (`python: {package: …}` in course.yaml, default `kernels/`) and `math`; FORMAT
+is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is the number the
+author claims, checked against the computed value at the displayed precision.
 Every mistake is a problem at the role's line; the number in the page always comes from code.
 """
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 import math
 import os
+import pkgutil
 import re
 import sys
 import types
@@ -23,7 +26,6 @@ from .author_code import AuthorCodeStopped, Limits
 from .calc_eval import CalcError, evaluate
 from .roles import register_role
 
-KERNEL_MODULES = ("gates", "kda", "overflow", "sizes")
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 MINUS = "\u2212"
@@ -39,8 +41,10 @@ def install(md) -> None:
 
 
 def prepare(root: Path, config, problems) -> "CourseCode":
-    """Return the way to the course's own Python for this build (its kernels, under the time limit)."""
-    return CourseCode(root, config.limits if config is not None else Limits())
+    """Return the way to the course's own Python for this build (its package, under the time limit)."""
+    if config is None:
+        return CourseCode(root, Limits())
+    return CourseCode(root, config.limits, config.python.package)
 
 
 def render_calc(token, env: dict, line: int) -> str:
@@ -70,8 +74,8 @@ class CourseCode:
     later calls get the same error at once instead of waiting out the limit again.
     """
 
-    def __init__(self, root: Path, limits: Limits):
-        self.root, self.limits = root, limits
+    def __init__(self, root: Path, limits: Limits, package: str = "kernels"):
+        self.root, self.limits, self.package = root, limits, package  # package: the folder/import name
         self.build = os.urandom(8).hex()  # the worker keeps what one build set up (widget namespaces) for it alone
         self._setup: tuple | None = None
 
@@ -80,26 +84,27 @@ class CourseCode:
         """Return what a worker runs first: importing the kernels (their signature computed once per build;
         a new signature imports them afresh)."""
         if self._setup is None:
-            folder = kernels_folder(self.root)
-            self._setup = (import_kernels, (self.root, _signature(folder) if folder.is_dir() else ""))
+            folder = kernels_folder(self.root, self.package)
+            self._setup = (import_kernels, (self.root, self.package, _signature(folder) if folder.is_dir() else ""))
         return self._setup
 
     def warm_up(self) -> None:
         """Start the worker and its import of the kernels while the build does other work."""
-        if kernels_folder(self.root).is_dir():
+        if kernels_folder(self.root, self.package).is_dir():
             author_code.warm_up(self.limits, self.root, self.setup)
 
     def call(self, function, *args):
-        """Return `function(root, *args, build)` computed in the worker, or raise CalcError, EntryError or
+        """Return `function(root, package, *args, build)` computed in the worker, or raise CalcError, EntryError or
         AuthorCodeStopped."""
         return next(self.call_each(function, [args]))
 
     def call_each(self, function, arg_tuples: list[tuple]):
-        """Yield `function(root, *args, build)` for each of `arg_tuples`, like `call` (see author_code.call_each)."""
-        folder = kernels_folder(self.root)
+        """Yield `function(root, package, *args, build)` for each of `arg_tuples`, like `call` (see
+        author_code.call_each)."""
+        folder = kernels_folder(self.root, self.package)
+        calls = [(self.root, self.package, *args, self.build) for args in arg_tuples]
         try:
-            yield from author_code.call_each(self.limits, self.root, function,
-                                             [(self.root, *args, self.build) for args in arg_tuples], setup=self.setup)
+            yield from author_code.call_each(self.limits, self.root, function, calls, setup=self.setup)
         except author_code.SetupFailed as failed:
             err = failed.error
             if isinstance(err, AuthorCodeStopped):
@@ -109,14 +114,14 @@ class CourseCode:
             raise err from None
 
 
-def import_kernels(root: Path, signature: str) -> None:
-    """Import the course's kernels package (what a worker runs first), or raise CalcError."""
-    load_kernels(root)
+def import_kernels(root: Path, package: str, signature: str) -> None:
+    """Import the course's package and its public modules (what a worker runs first), or raise CalcError."""
+    public_modules(root, package)
 
 
-def compute_for_course(root: Path, content: str, build: str) -> tuple[str, str]:
-    """Return `compute(content)` over the course's kernels: what the worker runs for one role."""
-    names = kernel_names(root)
+def compute_for_course(root: Path, package: str, content: str, build: str) -> tuple[str, str]:
+    """Return `compute(content)` over the course's package: what the worker runs for one role."""
+    names = kernel_names(root, package)
     try:
         return compute(content, names)
     except CalcError:
@@ -146,7 +151,7 @@ def split_role(content: str) -> tuple[str, str | None, str, str | None]:
     parts = [p.strip() for p in re.split(r"\\?\|", content)]
     expression, spec, unit, stated = parts[0], None, "", None
     if not expression:
-        raise CalcError("{calc} has no expression", "write one such as {calc}`overflow.BF16_MAX_LOG | .2f`")
+        raise CalcError("{calc} has no expression", "write one such as {calc}`math.sqrt(2) | .3f`")
     for part in parts[1:]:
         if part.startswith("="):
             stated = part[1:].strip()
@@ -230,22 +235,37 @@ def same_number(shown: str, stated: str) -> bool:
     return math.isclose(read_number(shown), claimed, rel_tol=1e-12, abs_tol=0.0) or read_number(shown) == claimed
 
 
-# ---- the course's kernels, loaded from its own kernels/ folder --------------------------
+# ---- the course's Python package, loaded from its own folder ----------------------------
 
-def kernel_names(root: Path) -> dict[str, types.ModuleType]:
-    """Return {name: module} for the kernel modules of the course at `root`, plus `math`."""
-    package = load_kernels(root)
-    names = {name: getattr(package, name) for name in KERNEL_MODULES if hasattr(package, name)}
+def kernel_names(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
+    """Return {name: module} for every public module of the course's package, plus `math`
+    (just `math` when the course has no package)."""
+    names = dict(public_modules(root, package))
     names["math"] = math
     return names
 
 
-def load_kernels(root: Path) -> types.ModuleType:
-    """Return the course's `kernels` package, freshly imported whenever its files change."""
-    folder = kernels_folder(root)
+def public_modules(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
+    """Return {short name: module} for the package's modules whose names do not start with '_'."""
+    if not (root / package / "__init__.py").is_file():
+        return {}
+    loaded = load_kernels(root, package)
+    modules = {}
+    for info in pkgutil.iter_modules(loaded.__path__):
+        if not info.name.startswith("_"):
+            try:
+                modules[info.name] = importlib.import_module(f"{loaded.__name__}.{info.name}")
+            except BaseException as err:  # noqa: BLE001 - a broken module (or sys.exit) is reported, not raised
+                raise CalcError(f"{package}/{info.name} cannot be imported: {type(err).__name__}: {err}") from None
+    return modules
+
+
+def load_kernels(root: Path, package: str = "kernels") -> types.ModuleType:
+    """Return the course's Python package, freshly imported whenever its files change."""
+    folder = kernels_folder(root, package)
     if not (folder / "__init__.py").is_file():
-        raise CalcError("this course has no kernels/ package for {calc} to use",
-                        "add kernels/__init__.py importing gates, kda, overflow and sizes")
+        raise CalcError(f"this course has no {package}/ package",
+                        f"add {package}/__init__.py, or set python.package in course.yaml")
     name = "_coursegen_kernels_" + _signature(folder)
     if name not in sys.modules:
         _forget(_LOADED.pop(str(folder), ""))  # the previous version of this folder's kernels
@@ -258,13 +278,13 @@ def load_kernels(root: Path) -> types.ModuleType:
             spec.loader.exec_module(module)
         except BaseException as err:  # noqa: BLE001 - a broken kernel file (or sys.exit) is reported, not raised
             del sys.modules[name]
-            raise CalcError(f"kernels/ cannot be imported: {type(err).__name__}: {err}") from None
+            raise CalcError(f"{package}/ cannot be imported: {type(err).__name__}: {err}") from None
     return sys.modules[name]
 
 
-def kernels_folder(root: Path) -> Path:
-    """Return the folder of the course's Python package (the one place that names it)."""
-    return root / "kernels"
+def kernels_folder(root: Path, package: str = "kernels") -> Path:
+    """Return the folder of the course's Python package (`python: {package: …}`, default kernels)."""
+    return root / package
 
 
 _LOADED: dict[str, str] = {}  # kernels folder → name of the package loaded from it

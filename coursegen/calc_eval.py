@@ -42,7 +42,7 @@ def evaluate(expression: str, names: dict):
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as err:
         raise CalcError(f"cannot read {{calc}} expression '{expression.strip()}': {err.msg}",
-                        "write a Python expression such as overflow.largest_safe_tile(-5)") from None
+                        "write a Python expression such as math.sqrt(2) * 3") from None
     except (RecursionError, MemoryError):  # the parser's own stack: thousands of nested operators
         raise CalcError(f"{{calc}} expression '{expression.strip()[:60]}' is nested too deeply to read",
                         NESTED_HINT) from None

@@ -1,4 +1,4 @@
-"""Command line: build, serve, check, new. Parses arguments, calls the engine, prints problems."""
+"""Command line: build, serve, check, new, init. Parses arguments, calls the engine, prints problems."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+from . import __version__
 from .errors import ContentError
 from .incremental import command_cache
 from .pipeline import BuildOptions, build_site
@@ -16,7 +17,11 @@ def make_parser() -> argparse.ArgumentParser:
     """Return the argument parser with one sub-command per task."""
     parser = argparse.ArgumentParser(prog="coursegen", description="Build an interactive course website.")
     parser.add_argument("--root", type=Path, default=Path("."), help="course folder (default: current)")
+    parser.add_argument("--version", action="version", version=f"coursegen {__version__}")
     sub = parser.add_subparsers(dest="command")
+    init = sub.add_parser("init", help="start a new course in DIR (default: the current folder)")
+    init.add_argument("dir", nargs="?", type=Path, default=None, help="the new course's folder")
+    init.add_argument("--title", default="", help="the course's title (default: made from the folder's name)")
     build = sub.add_parser("build", help="build the site into site/ (the default command)")
     check = sub.add_parser("check", help="validate every source without writing anything")
     serve = sub.add_parser("serve", help="build, then serve site/ on 127.0.0.1 and rebuild on changes")
@@ -49,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve(root, options, port=args.port, watch=not args.no_watch)
     if command == "new":
         return _new(root, args)
+    if command == "init":
+        return _init(args.dir if args.dir is not None else root, args.title)
     try:
         result = build_site(root, options, command_cache(root, write=command != "check"))
     except ContentError as err:
@@ -93,6 +100,20 @@ def _new(root: Path, args) -> int:
         print(err, file=sys.stderr)
         return 1
     print(f"created {made.path} ({args.kind} {made.number}) and listed it in course.yaml")
+    return 0
+
+
+def _init(folder: Path, title: str) -> int:
+    """Write a new course; print what to do next, or why it cannot."""
+    from .starter import init_course
+    try:
+        init_course(folder, title)
+    except ContentError as err:
+        print(err, file=sys.stderr)
+        return 1
+    shown = "." if folder.resolve() == Path.cwd().resolve() else str(folder)
+    where = "" if shown == "." else f"cd {shown} && "
+    print(f"created a course in {shown}; next: {where}coursegen serve")
     return 0
 
 

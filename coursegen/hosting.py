@@ -4,10 +4,6 @@ from __future__ import annotations
 ROBOTS_NAME = "robots.txt"
 
 
-def install(md) -> None:
-    """Hosting adds no Markdown syntax (the pipeline calls install on every extension)."""
-
-
 def robots_txt(base_url: str) -> bytes:
     """Return robots.txt allowing every page, with the sitemap's address when `base_url` is set."""
     lines = ["User-agent: *", "Allow: /"]

@@ -2,8 +2,8 @@
 
 `build_site(root, options, cache)` always runs every stage; a `BuildCache` makes two of them
 cheap. Parsing reuses a page when its *parse key* is unchanged: its own text plus what parsing
-may consult (the set of sources, course.yaml, media files; kernels/ for pages with `{calc}`;
-widgets/, kernels/ and templates/ for pages with widgets). Rendering reuses a unit page when
+may consult (the set of sources, course.yaml, media files; the course's Python package for pages
+with `{calc}`; widgets/, that package and the template folders for pages with widgets). Rendering reuses a unit page when
 its *render key* is unchanged: its parse key, its unit and neighbours, the headings of the
 pages it links to, the course outline,
 the configuration, the templates and the serve switch. Asset URLs are not part of the key:
@@ -19,11 +19,13 @@ from pathlib import Path
 
 import jinja2
 
+from . import theme
 from .assets import load_theme_assets
 from .config import CONFIG_NAME, load_config, read_text
 from .errors import Problems
-from .markdown import ParseContext, make_markdown, parse_source
-from .model import Source
+from .extensions import parse_failure
+from .markdown import FRONT_MATTER_DEFAULTS, ParseContext, make_markdown, parse_source
+from .model import Page, Source
 from .parallel import map_in_two
 from .render import CompiledTemplates, make_environment, render_unit, unit_template
 
@@ -77,7 +79,9 @@ class BuildCache:
         self.parallel = parallel
         self.compiled_templates = compiled_templates  # render.CompiledTemplates: kept on disk between runs
         self.md = None
+        self.md_extensions: tuple = ()  # what self.md was made with
         self.env = None
+        self.env_folders: tuple = ()  # the template folders self.env looks in
         self.pages: dict[str, tuple] = {}  # path → (parse key, Page, problems, short hash of the key)
         self.rendered: dict[str, tuple[tuple, list[bytes]]] = {}  # slug or file name → (render key, split page)
         self.parsed: list[str] = []  # paths parsed by the last build
@@ -118,15 +122,19 @@ class BuildCache:
         return config
 
     def markdown(self, extensions):
-        """Return the parser, made once per cache (extensions install their syntax into it)."""
-        if self.md is None:
-            self.md = make_markdown(extensions)
+        """Return the parser, made again only when the extensions change (they install their syntax
+        into it); then every page is parsed again too."""
+        extensions = tuple(extensions)
+        if self.md is None or self.md_extensions != extensions:
+            md = make_markdown(extensions)
+            self.md, self.md_extensions, self.pages = md, extensions, {}
         return self.md
 
-    def environment(self, templates: Path):
-        """Return the Jinja environment, kept across builds (it reloads templates that changed)."""
-        if self.env is None:
-            self.env = make_environment(templates, self.compiled_templates)
+    def environment(self, folders: tuple[Path, ...]):
+        """Return the Jinja environment, kept across builds (it reloads templates that changed) while
+        the template folders stay the same (a course may add its own templates/ during `serve`)."""
+        if self.env is None or self.env_folders != folders:
+            self.env, self.env_folders = make_environment(folders, self.compiled_templates), folders
         return self.env
 
     def parse_pages(self, md, sources: list[Source], ctx: ParseContext, problems: Problems,
@@ -135,10 +143,12 @@ class BuildCache:
 
         `meanwhile()` runs in this process while pages are parsed (see parallel.map_in_two)."""
         root = ctx.root
+        code = ctx.extra.get("calc")  # calc.CourseCode: the way to the course's Python package
+        package = root / (code.package if code is not None else "kernels")
         self._shared = {"all": digest(sorted(ctx.slug_by_path.items()), _read(root / "course.yaml"),
                                       media_signature(root)),
-                        "calc": tree_signature(root / "kernels"),
-                        "widgets": tree_signature(root / "kernels", root / "widgets", root / "templates")}
+                        "calc": tree_signature(package),
+                        "widgets": tree_signature(package, root / "widgets", *theme.folders(root))}
         keys = {s.path: self.parse_key(s) for s in sources}
         todo = [s for s in sources if self.pages.get(s.path, ((),))[0] != keys[s.path]]
         for source, (page, items) in zip(todo, parse_many(md, todo, ctx, self.parallel, meanwhile)):
@@ -162,7 +172,7 @@ class BuildCache:
         """Compute what every page of this build shares: course outline, config, templates."""
         outline = tuple(_unit_fields(u) for u in course.units)
         extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
-        self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(root / "templates"))
+        self._shared["render"] = digest(outline, repr(course.config), extra, tree_signature(*theme.folders(root)))
         course_pages = [name for name in self.rendered if "." in name]  # "index.html": slugs have no dot
         kept = [u.slug for u in course.written] + course_pages
         self.rendered = {name: self.rendered[name] for name in kept if name in self.rendered}
@@ -177,13 +187,13 @@ class BuildCache:
         for parsing to end and then run on one core. A template that does not compile is left
         for the render stage, which reports it with its line.
         """
-        env = self.environment(root / "templates")
+        env = self.environment(theme.folders(root))
         for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
             try:
                 env.get_template(name)
             except jinja2.TemplateError:
                 pass
-        load_theme_assets(root / "templates")
+        load_theme_assets(root)
 
     def render_units(self, env, units, course, common: dict) -> list[bytes]:
         """Return each unit's page, re-rendering only those whose render key changed."""
@@ -261,7 +271,14 @@ def _read(file: Path) -> bytes:
 def parse_one(md, source: Source, ctx: ParseContext) -> tuple:
     """Return (Page, problems) for one source, its problems kept apart for the cache."""
     problems = Problems()
-    page = parse_source(md, source, ctx, problems)
+    try:
+        page = parse_source(md, source, ctx, problems)
+    except Exception as err:  # noqa: BLE001 - only a course extension's failure is kept (see parse_failure)
+        problem = parse_failure(err, source.path, ctx.root)
+        if problem is None:
+            raise
+        problems.items.append(problem)
+        page = Page(source=source, meta=dict(FRONT_MATTER_DEFAULTS), html="")
     return page, problems.items
 
 

@@ -53,7 +53,8 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.page_analysers = {"ids": element_ids}  # the link stage checks anchors against these
     md.add_render_rule("fence", _render_fence)
     for extension in extensions:
-        extension.install(md)
+        if hasattr(extension, "install"):  # every part of the extension protocol is optional
+            extension.install(md)
     md.core.ruler.push("course_links", _resolve_links)
     md.core.ruler.push("course_checks", _check_blocks_and_math)
     return md
@@ -109,7 +110,7 @@ def _front_matter(tokens, path: str, problems: Problems) -> dict:
         else:
             meta[key] = value
     if not meta["title"].strip():
-        problems.error(path, 2, "front matter has no 'title'", "add a line such as: title: Chunkwise KDA")
+        problems.error(path, 2, "front matter has no 'title'", "add a line such as: title: First steps")
     return meta
 
 

@@ -13,10 +13,11 @@ import hashlib
 import json
 from pathlib import Path
 
+from . import theme
 from .assets import load_theme_assets
 
 SW_NAME = "sw.js"
-SW_SOURCE = "assets/sw.js"  # under templates/
+SW_SOURCE = "assets/sw.js"  # in the theme, or the course's templates/
 PRECACHE_LIMIT = 1 << 20
 LIVE_PYTHON = ("pyodide/", "py/")  # Pyodide and the kernels wheel: fetched only when a learner asks for them
 
@@ -24,10 +25,6 @@ LIVE_PYTHON = ("pyodide/", "py/")  # Pyodide and the kernels wheel: fetched only
 def self_hosted(config):
     """Return `config` with Pyodide served from the site itself (`build --offline`)."""
     return dataclasses.replace(config, pyodide=dataclasses.replace(config.pyodide, source="local"))
-
-
-def install(md) -> None:
-    """Offline support adds no Markdown syntax (the pipeline calls install on every extension)."""
 
 
 def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
@@ -50,9 +47,8 @@ def build_version(course, root: Path, precache: list[str]) -> str:
     digest = hashlib.sha256("\n".join(precache).encode())
     for unit in course.written:
         digest.update(unit.page.html.encode())
-    for file in sorted((root / "templates").rglob("*")):
-        if file.is_file():
-            digest.update(file.read_bytes())
+    for file in theme.files_in_use(root):
+        digest.update(file.read_bytes())
     for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):
         digest.update((root / source).read_bytes())
     config = root / "course.yaml"
@@ -64,13 +60,13 @@ def build_version(course, root: Path, precache: list[str]) -> str:
 def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
     """Return sw.js with its VERSION and PRECACHE filled in."""
     precache = precache_list(course, site_files)
-    source = (root / "templates" / SW_SOURCE).read_text(encoding="utf-8")
+    source = theme.find(root, SW_SOURCE).read_text(encoding="utf-8")
     return (source.replace("__VERSION__", build_version(course, root, precache))
                   .replace("__PRECACHE__", json.dumps(precache, indent=2)).encode())
 
 
 def add_files(course, root, assets, problems) -> None:
     """Write sw.js at the site root; templates reach it as asset('sw.js')."""
-    site_files = {**load_theme_assets(root / "templates").files, **assets.files}
+    site_files = {**load_theme_assets(root).files, **assets.files}
     assets.files[SW_NAME] = service_worker(course, root, site_files)
     assets.urls[SW_NAME] = SW_NAME

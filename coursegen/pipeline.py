@@ -1,11 +1,15 @@
 """The whole build as one function: load → parse → link → render. Writing is the caller's.
 
-Features beyond plain Markdown are extension modules listed in EXTENSIONS. Each may define:
+Features beyond plain Markdown are extension modules: the built-in ones in EXTENSIONS, then the
+course's callouts and its own extensions from course.yaml (coursegen.extensions). Each may define
+any of these, and the pipeline calls only what it defines:
 - `install(md)`: add its Markdown syntax (fences, `:::` blocks, roles, core rules);
 - `prepare(root, config, problems) -> data`: load what parsing needs once per build; the result is
   available to its parse rules as `env["ctx"].extra[<module name>]`;
+- `check(course, root, problems)`: validate the linked course, before anything is rendered;
 - `add_files(course, root, assets, problems)`: add site files, e.g. `assets.add(name, bytes)` for
-  content-hashed assets that templates reach with `asset(name)`.
+  content-hashed assets that templates reach with `asset(name)`;
+- `csp(config) -> {directive: [sources]}`: sources the pages' Content-Security-Policy must allow.
 """
 from __future__ import annotations
 
@@ -14,18 +18,18 @@ import gc
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
 
-from . import blocks, calc, checks, hosting, offline, questions, search, widgets
+from . import appearance, blocks, calc, checks, csp, hosting, offline, questions, search, widgets
 from .assets import Assets
 from .errors import ContentError, Problem, Problems
+from .extensions import course_extensions
 from .link import link_course
 from .incremental import BuildCache, uses_author_code
 from .markdown import ParseContext
-from .render import RenderOptions, render_site, template_problem
+from .render import RenderOptions, missing_templates, render_site, template_problem
 from .sources import load_sources
 
-EXTENSIONS = (blocks, calc, checks, questions, search, hosting, widgets, offline)  # offline last: it precaches the others' files
+EXTENSIONS = (blocks, calc, checks, questions, search, hosting, appearance, widgets, offline)  # offline last: it precaches the others' files
 
 
 @dataclass(frozen=True)
@@ -61,24 +65,35 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     if config and options.offline:
         config = offline.self_hosted(config)
     sources = load_sources(root, problems, read=cache.read_text)
-    if any(uses_author_code(source.text) for source in sources):  # its worker starts while the build goes on
+    if config and any(uses_author_code(source.text) for source in sources):  # its worker starts meanwhile
         calc.warm_up(root, config)
-    md = cache.markdown(EXTENSIONS)
+    extensions = all_extensions(root, config, problems)
+    md = cache.markdown(extensions)
     ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
-                       extra=prepare_extensions(root, config, problems))
+                       extra=prepare_extensions(root, config, problems, extensions))
     pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root))
     course = link_course(config, pages, problems, options.drafts) if config else None
+    sources = csp_sources(config, extensions) if config else {}
+    if course:
+        missing_templates(course, root, problems)
+        csp.check_pages(course, root, sources, problems)
+        for extension in extensions:
+            if hasattr(extension, "check"):
+                extension.check(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()
-    for extension in EXTENSIONS:
+    for extension in extensions:
         if hasattr(extension, "add_files"):
             extension.add_files(course, root, assets, problems)
     problems.raise_if_errors(options.strict)
     try:
         outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
-                              cache=cache)
-    except jinja2.TemplateError as err:
-        raise ContentError([template_problem(err, root)]) from None
+                              cache=cache, csp_sources=sources)
+    except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
+        problem = template_problem(err, root)
+        if problem is None:
+            raise
+        raise ContentError([problem]) from None
     return BuildResult(outputs, [p for p in problems.items if p.severity == "warning"])
 
 
@@ -99,7 +114,23 @@ def collector_paused():
             gc.enable()
 
 
-def prepare_extensions(root: Path, config, problems: Problems) -> dict:
+def all_extensions(root: Path, config, problems: Problems) -> tuple:
+    """Return the built-in extensions, the course's callouts and its own extensions; offline stays last."""
+    extra = [blocks.ExtraCallouts(config.callouts)] if config and config.callouts else []
+    return (*EXTENSIONS[:-1], *extra, *course_extensions(root, config, problems), EXTENSIONS[-1])
+
+
+def prepare_extensions(root: Path, config, problems: Problems, extensions=EXTENSIONS) -> dict:
     """Return each extension's per-build data, keyed by its module's short name."""
     return {ext.__name__.rsplit(".", 1)[-1]: ext.prepare(root, config, problems)
-            for ext in EXTENSIONS if hasattr(ext, "prepare")}
+            for ext in extensions if hasattr(ext, "prepare")}
+
+
+def csp_sources(config, extensions) -> dict[str, list[str]]:
+    """Return the extra sources per CSP directive: course.yaml's `csp:` and each extension's `csp(config)`."""
+    found: dict[str, list[str]] = {}
+    contributions = [dict(config.csp)] + [ext.csp(config) or {} for ext in extensions if hasattr(ext, "csp")]
+    for contribution in contributions:
+        for directive, sources in contribution.items():
+            found.setdefault(directive, []).extend(s for s in sources if s not in found.get(directive, []))
+    return found

@@ -10,7 +10,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from . import csp
+from . import appearance, csp, theme
 from .assets import Assets, load_theme_assets
 from .errors import Problem
 from .model import Course, Unit
@@ -27,16 +27,18 @@ ENVIRONMENT = {"autoescape": True, "undefined": jinja2.StrictUndefined,
                "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
 
 
-def make_environment(templates: Path, compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
-    """Return a strict, autoescaping Jinja environment over `templates/`."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)), bytecode_cache=compiled,
+def make_environment(folders: tuple[Path, ...], compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
+    """Return a strict, autoescaping Jinja environment over the template folders, first match wins
+    (`theme.folders`: the course's templates/, then the packaged theme)."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader([str(f) for f in folders]), bytecode_cache=compiled,
                               **ENVIRONMENT)
 
 
 class CompiledTemplates(jinja2.FileSystemBytecodeCache):
     """Jinja's compiled templates, kept in a folder between runs (Jinja's own bytecode cache).
 
-    Compiling the theme costs a command-line build over a tenth of a second of CPU; loading it
+    Jinja keys each compiled file by template name and file path, so the course's override of a
+    template and the theme's own never share an entry. Compiling the theme costs a command-line build over a tenth of a second of CPU; loading it
     back, a few milliseconds. Jinja keys each file by template path and checks it against the
     template's source, so an edited template is compiled again; the Jinja version and our
     environment settings join that check, since they shape the compiled code too. The cache
@@ -70,16 +72,18 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 
 def render_site(course: Course, root: Path, options: RenderOptions = RenderOptions(),
-                extra_assets: Assets | None = None, cache=None) -> dict[str, bytes]:
+                extra_assets: Assets | None = None, cache=None,
+                csp_sources: dict | None = None) -> dict[str, bytes]:
     """Return every output file of the site, keyed by its path inside site/."""
-    env = cache.environment(root / "templates") if cache else make_environment(root / "templates")  # cache: incremental.BuildCache
-    assets = load_theme_assets(root / "templates")
+    folders = theme.folders(root)
+    env = cache.environment(folders) if cache else make_environment(folders)  # cache: incremental.BuildCache
+    assets = load_theme_assets(root)
     if extra_assets:
         assets.urls.update(extra_assets.urls)
         assets.files.update(extra_assets.files)
-    common = {"course": course, "config": course.config, "asset": assets.url,
+    common = {"course": course, "config": course.config, "asset": _asset_url(assets),
               "serve_mode": options.serve_mode, "total": len(course.units),
-              "csp": csp.policy(course.config, root / "templates")}
+              "csp": csp.policy(course.config, root, csp_sources), **appearance.page_values(course.config)}
     out: dict[str, bytes] = dict(assets.files)
     if cache:
         cache.start_render(course, root, common)
@@ -98,11 +102,33 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
     return dict(sorted(out.items()))
 
 
+def _asset_url(assets: Assets):
+    """Return the templates' `asset(name)`: a name no folder holds is a template error at its line."""
+    def asset(name: str) -> str:
+        try:
+            return assets.url(name)
+        except KeyError:
+            raise jinja2.TemplateRuntimeError(
+                f"asset({name!r}): no such file in templates/assets/ or the theme's assets") from None
+    return asset
+
+
 def _course_page(env: jinja2.Environment, name: str, canonical_path, common: dict, cache) -> bytes:
     """Return the index or 404 page, through the cache when there is one."""
     def render(context: dict) -> bytes:
         return _page(env, [name], context, canonical_path=canonical_path)
     return cache.course_page(name, render, common) if cache else render(common)
+
+
+def missing_templates(course: Course, root: Path, problems) -> None:
+    """Report each unit whose front matter names a template that neither the course nor the theme has."""
+    for unit in course.written:
+        name = unit.page.meta.get("template")
+        if name and theme.find(root, name) is None:
+            source = unit.page.source
+            line = next((n for n, row in enumerate(source.text.splitlines(), 1) if row.startswith("template:")), 1)
+            problems.error(source.path, line, f"template '{name}' is in neither templates/ nor the theme",
+                           "add templates/" + name + ", or name one of the theme's templates, e.g. lesson.html")
 
 
 def render_unit(env: jinja2.Environment, unit: Unit, course: Course, common: dict) -> bytes:
@@ -141,15 +167,24 @@ def sitemap(course: Course) -> str:
             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + rows + "</urlset>\n")
 
 
-def template_problem(err: Exception, root: Path, folders=("templates",)) -> Problem:
-    """Return a Problem pointing at the line of the template (in one of `folders`) that failed."""
-    path, line = folders[0], 1
+def template_problem(err: Exception, root: Path, also: tuple[str, ...] = ()) -> Problem | None:
+    """Return a Problem pointing at the template line that failed: one of the course's or the theme's
+    templates, or a file under one of the course folders `also` (a widget's result.html); None when
+    no template raised it (a bug, which keeps its traceback)."""
+    def is_ours(file: str) -> bool:
+        return theme.is_template_file(root, file) or any(file.startswith(str(root / folder) + "/") for folder in also)
+
+    path, line = "", 1
     if isinstance(err, jinja2.TemplateSyntaxError) and err.filename:
         path, line = err.filename, err.lineno or 1
     else:
         for frame in reversed(traceback.extract_tb(err.__traceback__)):
-            if any(frame.filename.startswith(str(root / folder)) for folder in folders):
+            if is_ours(frame.filename):
                 path, line = frame.filename, frame.lineno or 1
                 break
-    shown = Path(path).resolve().relative_to(root.resolve()).as_posix() if Path(path).is_absolute() else path
-    return Problem(shown, line, 0, f"template error: {getattr(err, 'message', None) or err}")
+    if not path and not isinstance(err, jinja2.TemplateError):
+        return None
+    message = err.message if isinstance(err, jinja2.TemplateError) and err.message else str(err)
+    if not isinstance(err, jinja2.TemplateError):
+        message = f"{type(err).__name__}: {message}"
+    return Problem(theme.shown_path(root, path) if path else "templates", line, 0, f"template error: {message}")

@@ -23,12 +23,6 @@ from .sources import NUMBER_PREFIX, SOURCE_DIRS, slug_of
 
 SKELETONS = Path(__file__).with_name("skeletons")
 FOLDERS = {kind: folder for folder, kind in SOURCE_DIRS.items()}  # "lesson" → "lessons"
-CALC_EXAMPLE = """ Numbers that come from the kernels are computed, not typed:
-BF16's largest value is about {calc}`overflow.BF16_MAX | sci:3`, and its natural log is
-{calc}`overflow.BF16_MAX_LOG | .2f | = 88.72`. A stated number that disagrees with the
-kernels fails the build at its line."""
-
-
 @dataclass(frozen=True)
 class NewUnit:
     """What `new` made: the source file (relative to the root) and the unit's number."""
@@ -60,21 +54,23 @@ def fail(path: str, line: int, message: str, hint: str = ""):
 def new_unit(root: Path, kind: str, title: str, slug: str = "", part: str = "") -> NewUnit:
     """Create the source for a new unit and list it in course.yaml; raise ContentError if it cannot."""
     problems = Problems()
-    config = load_config(root, problems)
+    config = load_config(root, problems, require_units=False)  # a new course lists no units yet
     problems.raise_if_errors()
     slug = slug or slugify(title)
     if not title.strip():
-        fail(CONFIG_NAME, 1, "the new unit needs a title", 'e.g. new lesson "Chunkwise KDA"')
+        fail(CONFIG_NAME, 1, "the new unit needs a title", 'e.g. new lesson "First steps"')
     if not SLUG.match(slug):
-        fail(CONFIG_NAME, 1, f"cannot make a slug from {title!r}", "give one with --slug, e.g. --slug chunkwise-kda")
+        fail(CONFIG_NAME, 1, f"cannot make a slug from {title!r}", "give one with --slug, e.g. --slug first-steps")
     existing = _source_of(root, slug)
     if existing:
         fail(existing, 1, f"unit '{slug}' already has a source file", "choose another title or --slug")
     yaml = round_trip()
     data = yaml.load((root / CONFIG_NAME).read_text(encoding="utf-8"))
+    if data.get("units") is None:
+        data["units"] = []
     number = _list_unit(data["units"], slug, part)
     path = f"{FOLDERS[kind]}/{number:0{_number_width(root)}d}-{slug}.md"
-    text = render_skeleton(kind, title, slug, config, number, has_kernels=(root / "kernels").is_dir())
+    text = render_skeleton(kind, title, slug, config, number)
     (root / path).parent.mkdir(parents=True, exist_ok=True)
     (root / path).write_text(text, encoding="utf-8")
     out = io.StringIO()
@@ -113,10 +109,10 @@ def _number_width(root: Path) -> int:
     return max(widths, default=2)
 
 
-def render_skeleton(kind: str, title: str, slug: str, config, number: int, has_kernels: bool) -> str:
-    """Return the skeleton source for a new unit, filled in."""
+def render_skeleton(kind: str, title: str, slug: str, config, number: int) -> str:
+    """Return the skeleton source for a new unit, filled in (the same in every course)."""
     values = {"title": title, "title_yaml": json.dumps(title, ensure_ascii=False), "slug": slug,
-              "calc_example": CALC_EXAMPLE if has_kernels else ""}
+              "package": config.python.package}
     if kind == "review":
         lesson = _previous_lesson(config.units, before=number)
         if lesson is None:

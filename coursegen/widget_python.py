@@ -2,8 +2,9 @@
 
 An entry (`widgets/<name>/widget.py`) is executed exactly as the browser's worker executes it:
 its source in a fresh namespace, then `run(**params)`, in the author-code worker process under
-the course's time limit (see author_code). `import kernels` inside it resolves to
-the course's own `kernels/` package, the one the build also ships to the browser as a wheel.
+the course's time limit (see author_code). `import kernels` (or the name course.yaml gives under
+`python: {package: …}`) inside it resolves to the course's own package, the one the build also
+ships to the browser as a wheel. A course without a package runs entries without one.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import json
 import sys
 import traceback
 
-from .calc import KERNEL_MODULES, CourseCode, load_kernels
+from .calc import CourseCode, load_kernels, public_modules
 from .widget_spec import Widget
 
 
@@ -28,15 +29,11 @@ class EntryError(Exception):
 
 
 @contextlib.contextmanager
-def course_kernels(root, package=None):
-    """Make `import kernels` give the course's kernels package (or `package`) while the block runs."""
-    package = package or load_kernels(root)
-    names = ["kernels", *(f"kernels.{name}" for name in KERNEL_MODULES)]
-    saved = {name: sys.modules.get(name) for name in names}
-    sys.modules["kernels"] = package
-    for name in KERNEL_MODULES:
-        if hasattr(package, name):
-            sys.modules[f"kernels.{name}"] = getattr(package, name)
+def course_kernels(root, package: str, build: str):
+    """Make `import <package>` give the course's own package while the block runs (if it has one)."""
+    replaced = _build_modules(root, package, build)
+    saved = {name: sys.modules.get(name) for name in replaced}
+    sys.modules.update(replaced)
     try:
         yield
     finally:
@@ -66,9 +63,9 @@ class EntryRunner:
             yield params, self.results[key]
 
 
-def run_entry(root, widget: Widget, params: dict, build: str) -> dict:
+def run_entry(root, package: str, widget: Widget, params: dict, build: str) -> dict:
     """Return the checked result of the entry's `run(**params)`: what the worker runs for one state."""
-    with course_kernels(root, _build_kernels(root, build)):
+    with course_kernels(root, package, build):
         namespace = _namespace(widget, build)
         try:
             result = namespace["run"](**params)
@@ -82,14 +79,20 @@ def run_entry(root, widget: Widget, params: dict, build: str) -> dict:
             raise EntryError(f"run() returned something that failed when read: {type(err).__name__}: {err}") from None
 
 
-def _build_kernels(root, build: str):
-    """Return the kernels package for this build, looked up once per build (not once per state)."""
-    if _KERNELS[0] != (str(root), build):
-        _KERNELS[:] = [(str(root), build), load_kernels(root)]
-    return _KERNELS[1]
+def _build_modules(root, package: str, build: str) -> dict:
+    """Return {import name: module} of the course's package for this build, looked up once per build
+    (not once per state); empty when the course has no package."""
+    key = (str(root), package, build)
+    if _MODULES[0] != key:
+        modules = {}
+        if (root / package / "__init__.py").is_file():
+            modules = {package: load_kernels(root, package),
+                       **{f"{package}.{name}": module for name, module in public_modules(root, package).items()}}
+        _MODULES[:] = [key, modules]
+    return _MODULES[1]
 
 
-_KERNELS: list = [None, None]  # [(root, build), its kernels package], in the worker
+_MODULES: list = [None, {}]  # [(root, package, build), {import name: module}], in the worker
 _NAMESPACES: dict[tuple, dict] = {}  # (build, widget folder) → the entry's module namespace, in the worker
 
 

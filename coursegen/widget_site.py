@@ -1,6 +1,6 @@
-"""What live widgets need in the site: the kernels wheel, Pyodide (copied or from the CDN) and its SRI.
+"""What live widgets need in the site: the course package's wheel, Pyodide (copied or from the CDN) and its SRI.
 
-The kernels reach the browser as a pure-Python wheel written with the `wheel` package's
+The course's own Python package reaches the browser as a pure-Python wheel written with the `wheel` package's
 WheelFile: sorted entries, fixed timestamps, so two builds give the same bytes. Its file name
 stays a valid wheel name for `pyodide.loadPackage`; the content hash goes in the folder.
 """
@@ -20,14 +20,12 @@ from wheel.wheelfile import WheelFile
 
 from .assets import file_stamps
 
-KERNELS_VERSION = "0.1.0"
-WHEEL_NAME = f"kernels-{KERNELS_VERSION}-py3-none-any.whl"
+PACKAGE_VERSION = "0.1.0"  # the course package's wheel: a fixed version, its content hash is in the folder
 CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 LOCAL_DIR = "pyodide/"
 LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json")
-WIDGET_PACKAGES = ("numpy", "ml-dtypes")  # what the kernels import; their dependencies come along
 ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
 
 
@@ -48,28 +46,33 @@ class SiteError(Exception):
         self.message, self.hint = message, hint
 
 
-def kernels_wheel(root: Path) -> tuple[str, bytes]:
-    """Return (site path, bytes) of the deterministic wheel holding the course's kernels/."""
-    files = sorted(p for p in (root / "kernels").rglob("*.py") if "__pycache__" not in p.parts)
-    return _wheel(root, file_stamps(files), os.environ.get("SOURCE_DATE_EPOCH"))
+def wheel_name(package: str) -> str:
+    """Return the file name of the course package's wheel (a valid name for `pyodide.loadPackage`)."""
+    return f"{package}-{PACKAGE_VERSION}-py3-none-any.whl"
 
 
-@functools.lru_cache(maxsize=4)  # `serve` rebuilds: zipped again only when a kernel file changed
-def _wheel(root: Path, stamps: tuple, _epoch: str | None) -> tuple[str, bytes]:
+def package_wheel(root: Path, package: str = "kernels") -> tuple[str, bytes]:
+    """Return (site path, bytes) of the deterministic wheel holding the course's own package."""
+    files = sorted(p for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts)
+    return _wheel(root, package, file_stamps(files), os.environ.get("SOURCE_DATE_EPOCH"))
+
+
+@functools.lru_cache(maxsize=4)  # `serve` rebuilds: zipped again only when a package file changed
+def _wheel(root: Path, package: str, stamps: tuple, _epoch: str | None) -> tuple[str, bytes]:
     files = [p for p, _, _ in stamps]
-    info = f"kernels-{KERNELS_VERSION}.dist-info"
-    metadata = (f"Metadata-Version: 2.1\nName: kernels\nVersion: {KERNELS_VERSION}\n"
-                "Summary: The course's numpy reference kernels\nRequires-Dist: numpy\nRequires-Dist: ml_dtypes\n")
+    info = f"{package}-{PACKAGE_VERSION}.dist-info"
+    metadata = (f"Metadata-Version: 2.1\nName: {package}\nVersion: {PACKAGE_VERSION}\n"
+                "Summary: The course's own Python package\n")
     wheel_meta = "Wheel-Version: 1.0\nGenerator: coursegen\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     entries = [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
     entries = sorted(entries + [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())])
     with tempfile.TemporaryDirectory() as folder, _zip_epoch():
-        path = Path(folder) / WHEEL_NAME
+        path = Path(folder) / wheel_name(package)
         with WheelFile(path, "w") as wheel:
             for name, data in entries:
                 wheel.writestr(name, data)
         data = path.read_bytes()
-    return f"py/{hashlib.sha256(data).hexdigest()[:12]}/{WHEEL_NAME}", data
+    return f"py/{hashlib.sha256(data).hexdigest()[:12]}/{wheel_name(package)}", data
 
 
 @contextlib.contextmanager
@@ -90,15 +93,20 @@ def sri(data: bytes) -> str:
     return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
-def pyodide_site(root: Path, settings) -> PyodideSite:
-    """Return where Pyodide comes from for `settings` (course.yaml's pyodide), or raise SiteError."""
+def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
+    """Return where Pyodide comes from for `settings` (course.yaml's pyodide), or raise SiteError.
+
+    A self-hosted copy holds the runtime and `packages` (the widgets' Pyodide packages) with what
+    they depend on."""
     dist = root / settings.path
     if settings.source == "local":
         if not (dist / LOADER).is_file():
+            fetch = ("run 'npm ci' to fetch the pinned npm package" if (root / "package.json").is_file() else
+                     f"in the course folder run 'npm install pyodide@{settings.version}' (Node's npm; "
+                     "nothing is downloaded during the build)")
             raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
-                            "run 'npm ci' to fetch the pinned npm package, or set pyodide.path "
-                            "to a Pyodide distribution")
-        wanted = RUNTIME_FILES + package_files(dist, WIDGET_PACKAGES)
+                            f"{fetch}, or set pyodide.path to a Pyodide distribution")
+        wanted = RUNTIME_FILES + package_files(dist, packages)
         files = {LOCAL_DIR + name: dist / name for name in wanted if (dist / name).is_file()}
         return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files)
     return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})

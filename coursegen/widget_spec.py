@@ -2,12 +2,14 @@
 
 A spec names the widget's parameters (type, range or choices, step, default, label, unit), what
 its Python entry returns (`outputs`), which outputs only a live run can give (`live_only`, e.g.
-timings) and which states the build bakes into the page (`precompute`).
+timings), which states the build bakes into the page (`precompute`) and which Pyodide packages
+its live Python needs (`packages`, e.g. [numpy, ml-dtypes]; none by default).
 """
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,10 +20,11 @@ from .yamlio import LineDict, YamlError, load_yaml
 WIDGET_FILES = ("spec.yaml", "widget.py", "view.js", "style.css", "result.html")
 TEXT_FILES = ("spec.yaml", "widget.py", "result.html")  # read as text by the build: they must be UTF-8
 SPEC_KEYS = {"title": str, "summary": str, "params": dict, "outputs": dict,
-             "live_only": list, "precompute": object}
+             "live_only": list, "precompute": object, "packages": list}
 PARAM_KEYS = {"type": str, "min": object, "max": object, "step": object,
               "choices": list, "default": object, "label": str, "unit": str, "help": str}
 PARAM_TYPES = ("float", "int", "choice")
+PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 GRID_LIMIT = 2000  # most states a page may carry for one widget
 VALUES_LIMIT = 100_000  # most values values() lists (a template may call it; count() is for counting)
 MAX_BOUND = 1e300  # bounds and steps beyond this (or infinite, or NaN) make no slider
@@ -75,6 +78,7 @@ class Widget:
     outputs: tuple[str, ...]
     live_only: tuple[str, ...] = ()
     precompute: tuple[str, ...] = ()  # parameters the baked grid varies over
+    packages: tuple[str, ...] = ()  # Pyodide packages live Python loads before running the entry
 
     def param(self, name: str) -> Param | None:
         """Return the parameter called `name`, or None."""
@@ -153,11 +157,15 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
     params = _params(top.get("params", LineDict()), shown, problems)
     precompute = _precompute(top.get("precompute", []), params, data, shown, problems)
     if "title" not in top:
-        problems.error(shown, 1, "widget spec has no 'title'", "add a line such as: title: Overflow slider")
+        problems.error(shown, 1, "widget spec has no 'title'", "add a line such as: title: Growth step by step")
+    packages = top.get("packages", [])
+    if not all(isinstance(name, str) and PACKAGE_NAME.match(name) for name in packages):
+        problems.error(shown, data.line_of("packages"), f"'packages' must list Pyodide package names, found {packages!r}",
+                       "for example: packages: [numpy, ml-dtypes]")
     if len(problems.errors()) > before:
         return None
     return Widget(folder.name, folder, top["title"], params, tuple(top.get("outputs", {})),
-                  tuple(top.get("live_only", [])), precompute)
+                  tuple(top.get("live_only", [])), precompute, tuple(packages))
 
 
 def _params(data: dict, shown: str, problems: Problems) -> tuple[Param, ...]:

@@ -16,15 +16,16 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from . import theme
 from .assets import hashed_name
 from .author_code import AuthorCodeStopped, Limits
 from .calc import LIMIT_HINT, CalcError, CourseCode
-from .config import CONFIG_NAME
+from .config import CONFIG_NAME, config_line
 from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
 from .render import template_problem
 from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
-from .widget_site import SiteError, kernels_wheel, pyodide_site
+from .widget_site import SiteError, package_wheel, pyodide_site
 from .widget_spec import Widget, fmt, load_widgets, parse_value
 
 FENCE = "widget"
@@ -39,6 +40,7 @@ class WidgetContext:
     runner: EntryRunner
     templates: jinja2.Environment
     runtime: dict = field(default_factory=dict)  # what the page's runtime needs: worker, Pyodide, wheel
+    package: str = ""  # the course's Python package, "" when it has none
 
 
 def install(md) -> None:
@@ -48,52 +50,58 @@ def install(md) -> None:
 
 
 def prepare(root: Path, config, problems: Problems) -> WidgetContext:
-    """Load every widget spec and work out how the page reaches Pyodide and the kernels."""
+    """Load every widget spec and work out how the page reaches Pyodide and the course's package."""
     widgets = load_widgets(root, problems)
     site = None
     if config is not None:
         try:
-            site = pyodide_site(root, config.pyodide)
+            site = pyodide_site(root, config.pyodide, pyodide_packages(widgets.values()))
         except SiteError as err:
-            problems.error(CONFIG_NAME, _config_line(root, "pyodide:"), err.message, err.hint)
-    wheel = kernels_wheel(root) if (root / "kernels").is_dir() else ("", b"")
-    worker = root / "templates" / "assets" / "pyodide-worker.js"
-    runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker.is_file() else "",
+            problems.error(CONFIG_NAME, config_line(root, "pyodide:"), err.message, err.hint)
+    package = course_package(root, config)
+    wheel = package_wheel(root, package) if package else ("", b"")
+    worker = theme.find(root, "assets/pyodide-worker.js")
+    runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker else "",
                "indexURL": site.index_url if site else "", "integrity": site.integrity if site else "",
-               "kernels": wheel[0]}
-    loader = jinja2.FileSystemLoader([str(root / "templates"), str(root / "widgets")])
+               "wheel": wheel[0], "module": package}
+    loader = jinja2.FileSystemLoader([*map(str, theme.folders(root)), str(root / "widgets")])
     templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                                    trim_blocks=True, lstrip_blocks=True)
     templates.filters["num"] = fmt
-    code = CourseCode(root, config.limits if config is not None else Limits())
-    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime)
+    code = CourseCode(root, config.limits if config is not None else Limits(), package or "kernels")
+    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime, package)
+
+
+def course_package(root: Path, config) -> str:
+    """Return the name of the course's own Python package, or "" when the course has none."""
+    name = config.python.package if config is not None else "kernels"
+    return name if (root / name / "__init__.py").is_file() else ""
+
+
+def pyodide_packages(widgets) -> list[str]:
+    """Return the Pyodide packages the given widgets declare, each once, sorted."""
+    return sorted({name for widget in widgets for name in widget.packages})
 
 
 def add_files(course, root: Path, assets, problems: Problems) -> None:
-    """Add each used widget's view and stylesheet, the kernels wheel and (self-hosted) Pyodide."""
+    """Add each used widget's view and stylesheet, the course package's wheel and (self-hosted) Pyodide."""
     used = sorted({name for unit in course.written for name in unit.page.widgets}) if course else []
     for name in used:
         for file in ("view.js", "style.css"):
             assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
     if not used:
         return
-    site_path, data = kernels_wheel(root)
-    assets.files[site_path] = data
+    package = course_package(root, course.config)
+    if package:
+        site_path, data = package_wheel(root, package)
+        assets.files[site_path] = data
+    specs = load_widgets(root, Problems())  # prepare reported their problems
     try:
-        site = pyodide_site(root, course.config.pyodide)
+        site = pyodide_site(root, course.config.pyodide, pyodide_packages(specs[name] for name in used if name in specs))
     except SiteError:
         return  # prepare reported it
     for site_path, source in site.files.items():
         assets.files[site_path] = source.read_bytes()
-
-
-def _config_line(root: Path, key: str) -> int:
-    """Return the line of course.yaml where `key` starts, or 1."""
-    try:
-        lines = (root / CONFIG_NAME).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return 1
-    return next((number for number, row in enumerate(lines, 1) if row.startswith(key)), 1)
 
 
 # ---- parse: check fences and bake their results ---------------------------------------------
@@ -197,18 +205,19 @@ def render_widget(token, env: dict) -> str:
     first_on_page = not env.get("widget_runtime_done")
     env["widget_runtime_done"] = True
     try:
-        html = render_figure(context, data, element_id, first_on_page)
+        html = render_figure(context, data, element_id, first_on_page, env)
     except Exception as err:  # noqa: BLE001 - a mistake in the widget's result.html (or the partial) is the author's
-        problem = template_problem(err, context.root, ("widgets", "templates"))
-        if not isinstance(err, jinja2.TemplateError) and problem.line == 1 and problem.path == "widgets":
+        problem = template_problem(err, context.root, also=("widgets",))
+        if problem is None:
             raise  # raised nowhere in the course's templates: a bug, with its traceback
         env["problems"].error(problem.path, problem.line, problem.message)
         return '<p class="widget-error">This widget could not be built.</p>\n'
     return html if html.endswith("\n") else html + "\n"
 
 
-def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_page: bool) -> str:
-    """Return the figure's HTML from templates/partials/widget.html and the widget's result.html."""
+def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_page: bool, env: dict) -> str:
+    """Return the figure's HTML from templates/partials/widget.html and the widget's result.html
+    (the first figure on a page also carries the runtime: the Pyodide packages its widgets need)."""
     widget, params = data["widget"], data["params"]
     return context.templates.get_template("partials/widget.html").render(
         widget=widget, params=params, id=element_id,
@@ -217,7 +226,9 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
         states_json=Markup(states_json(compact_states(widget, data["states"]))),
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
         code=Markup(highlight_code(entry_source(widget), "python", None)),
-        runtime_json=Markup(states_json(context.runtime)) if first_on_page else "")
+        package=context.package,
+        runtime_json=Markup(states_json({**context.runtime, "packages": pyodide_packages(
+            context.widgets[name] for name in env["widgets"])})) if first_on_page else "")
 
 
 def spec_json(widget: Widget) -> str:

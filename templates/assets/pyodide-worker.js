@@ -1,6 +1,7 @@
-// Live Python for widgets, off the main thread (a module worker, as Pyodide requires): boots Pyodide, numpy/ml_dtypes and the course's
-// kernels wheel in stages (reporting each), then runs widget entries on request.
-// Messages in:  {type: "boot", indexURL, integrity, kernels}, {type: "run", id, source, params}
+// Live Python for widgets, off the main thread (a module worker, as Pyodide requires): boots Pyodide, the
+// Pyodide packages the page's widgets declare and the course's own package (a wheel) in stages, reporting
+// each, then runs widget entries on request. Stages with nothing to load are left out.
+// Messages in:  {type: "boot", indexURL, integrity, packages, wheel, module}, {type: "run", id, source, params}
 // Messages out: {type: "progress", stage, step, total}, {type: "ready"}, {type: "failed", stage, reason},
 //               {type: "result", id, json}, {type: "error", id, message}
 let pyodide = null;
@@ -21,20 +22,23 @@ async function loadRuntime({ indexURL, integrity }) {
 }
 
 const STAGES = [
-  ["runtime", async (config) => { pyodide = await loadRuntime(config); }],
-  ["numpy", async () => {
-    await pyodide.loadPackage(["numpy", "ml-dtypes"], quiet);
-    pyodide.runPython("import numpy, ml_dtypes");
-  }],
-  ["kernels", async (config) => {
-    await pyodide.loadPackage(config.kernels, quiet);
-    pyodide.runPython("import kernels");
+  ["runtime", () => true, async (config) => { pyodide = await loadRuntime(config); }],
+  ["packages", (config) => config.packages.length > 0,
+    async (config) => {
+      const errors = [];  // loadPackage reports a package it could not load here, and carries on
+      await pyodide.loadPackage(config.packages, { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
+      if (errors.length) throw new Error(errors.join("; "));
+    }],
+  ["course", (config) => Boolean(config.wheel), async (config) => {
+    await pyodide.loadPackage(config.wheel, quiet);
+    pyodide.runPython(`import ${config.module}`);
   }],
 ];
 
 async function boot(config) {
-  for (const [index, [stage, work]] of STAGES.entries()) {
-    post({ type: "progress", stage, step: index + 1, total: STAGES.length });
+  const stages = STAGES.filter(([, needed]) => needed(config));
+  for (const [index, [stage, , work]] of stages.entries()) {
+    post({ type: "progress", stage, step: index + 1, total: stages.length });
     try {
       await work(config);
     } catch (error) {

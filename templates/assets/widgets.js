@@ -1,16 +1,18 @@
 // Widget runtime: mounts each [data-widget] figure's view. Answers come from the states baked
 // into the page; Pyodide starts in a Web Worker only when a learner asks for live Python.
+// Each text is made from the page's runtime settings: its Pyodide packages and the course package's name.
+const listed = (names) => new Intl.ListFormat("en", { type: "conjunction" }).format(names);
 const STAGE_TEXT = {
-  runtime: "Loading the Python runtime",
-  numpy: "Loading numpy and ml_dtypes",
-  kernels: "Loading the course's kernels",
+  runtime: () => "Loading the Python runtime",
+  packages: (config) => `Loading ${listed(config.packages)}`,
+  course: (config) => `Loading the course's ${config.module} package`,
 };
 const FAILURE_TEXT = {
-  runtime: "the Python runtime could not be loaded (you may be offline, or its server is blocked)",
-  numpy: "numpy and ml_dtypes could not be loaded into Python",
-  kernels: "the course's kernels could not be loaded into Python",
-  timeout: "Python took too long to answer",
-  worker: "the background worker for Python could not start",
+  runtime: () => "the Python runtime could not be loaded (you may be offline, or its server is blocked)",
+  packages: (config) => `${listed(config.packages)} could not be loaded into Python`,
+  course: (config) => `the course's ${config.module} package could not be loaded into Python`,
+  timeout: () => "Python took too long to answer",
+  worker: () => "the background worker for Python could not start",
 };
 const STAGE_TIMEOUT_MS = 60000;
 
@@ -56,7 +58,8 @@ class LivePython extends EventTarget {
       };
       arm("runtime");
       this.worker.postMessage({ type: "boot", indexURL: absolute(this.config.indexURL),
-        integrity: this.config.integrity, kernels: absolute(this.config.kernels) });
+        integrity: this.config.integrity, packages: this.config.packages,
+        wheel: this.config.wheel ? absolute(this.config.wheel) : "", module: this.config.module });
     });
   }
 
@@ -151,8 +154,9 @@ class WidgetRuntime {
     this.shown = { params: JSON.parse(figure.dataset.params), how: "baked" };  // what the figure displays
     this.onProgress = ({ detail }) => {
       this.part("live-progress").hidden = false;
+      this.part("live-progress").max = detail.total;
       this.part("live-progress").value = detail.step - 1;
-      this.status(`${STAGE_TEXT[detail.stage]} (step ${detail.step} of ${detail.total})…`);
+      this.status(`${STAGE_TEXT[detail.stage](python.config)} (step ${detail.step} of ${detail.total})…`);
     };
   }
 
@@ -220,7 +224,7 @@ class WidgetRuntime {
 
   /** Say in one sentence why live Python is unavailable; keep (and point the controls at) what is shown. */
   failed(error) {
-    const reason = error.stage === "run" ? `the Python raised ${error.message}` : FAILURE_TEXT[error.stage];
+    const reason = error.stage === "run" ? `the Python raised ${error.message}` : FAILURE_TEXT[error.stage](this.python.config);
     this.part("live-status").dataset.reason = `${error.stage}: ${error.message}`;  // the technical detail, for tests
     const kept = this.shown.how === "baked" ? "the ones computed when the page was built" : "from the last live run";
     this.status(`Live Python is unavailable: ${reason}; the results shown are still ${kept}.`);

@@ -140,12 +140,33 @@ def test_an_edited_kernel_is_reloaded_by_the_next_build(mini_course):
     assert ">32</span>" in build_site(mini_course).outputs["second.html"].decode()
 
 
-def test_a_course_without_kernels_is_told_so(mini_course):
+def computes_then_refuses(course, good: str, shown: str, bad: str, refusal: str) -> None:
+    """Check that {calc}`good` renders `shown` in lesson 2, and that {calc}`bad` there fails with `refusal`."""
+    put(course, "Value {calc}`" + good + "`.")
+    assert f">{shown}</span>" in build_site(course).outputs["second.html"].decode()
+    lesson = course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace(good, bad))
+    with pytest.raises(ContentError, match=refusal):
+        build_site(course)
+
+
+def test_a_course_without_a_package_computes_with_math_and_names_no_module(mini_course):
     import shutil
     shutil.rmtree(mini_course / "kernels")
-    put(mini_course, "Tile {calc}`kda.TILE`.")
-    with pytest.raises(ContentError, match="this course has no kernels/ package for {calc} to use"):
-        build_site(mini_course)
+    computes_then_refuses(mini_course, "math.sqrt(2) | .3f | = 1.414", "1.414", "kda.TILE", "unknown name 'kda' in {calc}")
+
+
+def test_calc_sees_every_public_module_of_a_package_named_in_course_yaml(mini_course):
+    import shutil
+    shutil.rmtree(mini_course / "kernels")
+    (mini_course / "tides").mkdir()
+    (mini_course / "tides" / "__init__.py").write_text("")  # imports none of its modules
+    (mini_course / "tides" / "moon.py").write_text("PERIOD_HOURS = 12.42\n")
+    (mini_course / "tides" / "_private.py").write_text("SECRET = 1\n")
+    config = mini_course / "course.yaml"
+    config.write_text(config.read_text() + "python:\n  package: tides\n")
+    computes_then_refuses(mini_course, "moon.PERIOD_HOURS * 2 | .2f | = 24.84", "24.84",
+                          "_private.SECRET", "unknown name '_private'")
 
 
 def test_an_unknown_role_is_an_error_listing_the_known_ones(mini_course):

@@ -154,12 +154,27 @@ def test_serve_reports_a_port_in_use_without_a_traceback(live, mini_course, caps
     assert time.perf_counter() - started < 30
 
 
-def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_course):
+def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_course, monkeypatch):
+    server, events = live
+    first = events.next()
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("a bug in the engine")
+    monkeypatch.setattr("coursegen.pipeline.link_course", crash)
+    lesson = next((mini_course / "lessons").glob("*.md"))
+    lesson.write_text(lesson.read_text() + "\nMore.\n")
+    crashed = events.next_after(first["serial"])
+    assert crashed["type"] == "error" and "the build crashed" in crashed["problems"][0]
+    assert "Second lesson" in fetch(server.url + "second.html")
+
+
+def test_a_template_that_raises_is_reported_at_its_line_and_the_server_keeps_serving(live, mini_course):
     server, events = live
     first = events.next()
     (mini_course / "templates" / "lesson.html").write_text("{{ 1 / 0 }}")  # ZeroDivisionError: not a TemplateError
-    crashed = events.next_after(first["serial"])
-    assert crashed["type"] == "error" and "the build crashed" in crashed["problems"][0]
+    failed = events.next_after(first["serial"])
+    assert failed["type"] == "error"
+    assert failed["problems"][0].startswith("templates/lesson.html:1: template error: ZeroDivisionError")
     assert "Second lesson" in fetch(server.url + "second.html")
 
 
@@ -175,3 +190,21 @@ def test_before_any_good_build_every_page_lists_the_problems(mini_course):
     finally:
         server.stop()
     assert not (mini_course / "site").exists()
+
+
+def test_a_templates_folder_made_while_serving_overrides_the_theme_at_once(tmp_path):
+    import shutil
+    from helpers import FIXTURES
+    course = tmp_path / "bare"
+    shutil.copytree(FIXTURES / "mini", course)  # no templates/ of its own: the packaged theme
+    server = LiveServer(course, BuildOptions(), port=0, log=lambda text: None).start()
+    try:
+        assert "Made while serving" not in fetch(server.url + "first.html")
+        (course / "templates" / "partials").mkdir(parents=True)
+        (course / "templates" / "partials" / "footer.html").write_text("<footer>Made while serving</footer>\n")
+        deadline = time.monotonic() + 30  # polled: a watcher that missed the new folder must fail, not hang
+        while "Made while serving" not in fetch(server.url + "first.html"):
+            assert time.monotonic() < deadline, "the new templates/ folder was never picked up"
+            time.sleep(0.05)
+    finally:
+        server.stop()

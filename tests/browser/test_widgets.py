@@ -117,9 +117,9 @@ def test_live_python_boots_the_local_runtime_in_a_worker_and_says_plainly_when_n
         status = page.locator(f"{SLIDER} [data-live-status]")
         page.wait_for_selector(f"{SLIDER} [data-live-retry]:not([hidden])", timeout=90000)
         assert status.text_content() == (
-            "Live Python is unavailable: numpy and ml_dtypes could not be loaded into Python; "
+            "Live Python is unavailable: ml-dtypes and numpy could not be loaded into Python; "
             "the results shown are still the ones computed when the page was built.")
-        assert status.get_attribute("data-reason").startswith("numpy:")
+        assert status.get_attribute("data-reason").startswith("packages:")
         assert any(url.endswith("/pyodide/pyodide.asm.wasm") for url in requests)
         assert any(url.endswith("/pyodide/python_stdlib.zip") for url in requests)
         assert verdict(page).startswith("fits: 80 nats")  # the baked result stays
@@ -206,7 +206,7 @@ WORKER_PROBE = """async ({worker, indexURL, integrity}) => {
     const w = new Worker(worker, {type: 'module'});
     const next = () => new Promise(resolve => w.addEventListener('message', e => resolve(e.data), {once: true}));
     const until = async (types) => { for (;;) { const m = await next(); if (types.includes(m.type)) return m; } };
-    w.postMessage({type: 'boot', indexURL, integrity, kernels: indexURL + 'none.whl'});
+    w.postMessage({type: 'boot', indexURL, integrity, packages: ['numpy', 'ml-dtypes'], wheel: indexURL + 'none.whl', module: 'kernels'});
     const booted = await until(['failed', 'ready']);
     const source = 'def run(n, word):\\n    return {"twice": [n * 2], "word": word.upper()}\\n';
     w.postMessage({type: 'run', id: 7, source, params: {n: 21, word: 'tile'}});
@@ -226,7 +226,7 @@ def test_the_worker_runs_an_entry_with_its_parameters_and_reports_python_errors(
         settings = json.loads(page.locator("[data-widget-runtime]").text_content())
         out = page.evaluate(WORKER_PROBE, {"worker": base + settings["worker"], "indexURL": base + "pyodide/",
                                            "integrity": settings["integrity"]})
-        assert out["booted"]["type"] == "failed" and out["booted"]["stage"] == "numpy"
+        assert out["booted"]["type"] == "failed" and out["booted"]["stage"] == "packages"
         assert out["good"] == {"type": "result", "id": 7, "json": '{"twice": [42], "word": "TILE"}'}
         assert out["bad"] == {"type": "error", "id": 8, "message": "ValueError: too big"}
         watch.assert_clean()

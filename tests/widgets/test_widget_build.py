@@ -86,7 +86,9 @@ def test_the_widget_course_builds_byte_identically_twice(widget_course):
 
 
 def test_the_kernels_wheel_is_valid_content_hashed_and_importable(outputs, tmp_path):
-    path = runtime_settings(outputs["gauges.html"].decode())["kernels"]
+    settings = runtime_settings(outputs["gauges.html"].decode())
+    assert settings["module"] == "kernels" and settings["packages"] == ["ml-dtypes", "numpy"]
+    path = settings["wheel"]
     assert path.startswith("py/") and path.endswith("/kernels-0.1.0-py3-none-any.whl")
     wheel = zipfile.ZipFile(BytesIO(outputs[path]))
     names = wheel.namelist()

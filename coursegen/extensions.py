@@ -1,0 +1,134 @@
+"""The course's own extensions, listed in course.yaml, using the same protocol as the built-in features.
+
+`extensions:` lists importable module names (looked for in the course folder first) or `.py` files
+in the course. Each module may define any of the hooks below; the pipeline calls only those it
+defines, for built-in and course extensions alike (see pipeline.py):
+
+- `install(md)`: add Markdown syntax (markdown.register_block, register_fence, roles.register_role, …);
+- `prepare(root, config, problems) -> data`: once per build; parse rules read it as
+  `env["ctx"].extra[<module's short name>]`;
+- `check(course, root, problems)`: validate the linked course (report with problems.error/warning);
+- `add_files(course, root, assets, problems)`: add site files (`assets.add(name, bytes)` for hashed assets);
+- `csp(config) -> {directive: [sources]}`: sources the pages' Content-Security-Policy must allow.
+
+A course extension that fails to load, or raises in a hook, is a problem at its line (in
+course.yaml, or in the extension's own file), not a traceback.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+
+from .config import CONFIG_NAME, config_line
+from .errors import ContentError, Problem, Problems
+
+HOOKS = ("install", "prepare", "check", "add_files", "csp")
+AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
+
+
+class CourseExtension:
+    """A course's extension module, with each hook it defines guarded: a failure becomes a problem."""
+
+    def __init__(self, module, name: str, root: Path):
+        self.module, self.__name__, self.root = module, name, root
+        for hook in HOOKS:
+            if callable(getattr(module, hook, None)):
+                setattr(self, hook, functools.partial(self._call, hook))
+
+    def __eq__(self, other) -> bool:  # the same module twice is the same extension (the parser is kept)
+        return isinstance(other, CourseExtension) and other.module is self.module
+
+    def __hash__(self) -> int:
+        return id(self.module)
+
+    def _call(self, hook: str, *args):
+        problems = next((a for a in args if isinstance(a, Problems)), None)
+        try:
+            return getattr(self.module, hook)(*args)
+        except Exception as err:  # noqa: BLE001 - author code: report it where it failed
+            problem = self.failure(hook, err)
+            if problems is None:  # install(md) and csp(config) have nowhere else to report
+                raise ContentError([problem]) from None
+            problems.items.append(problem)
+            return None
+
+    def failure(self, hook: str, err: Exception) -> Problem:
+        """Return the problem for a hook that raised: at the extension's own line when it is in the course."""
+        path, line = CONFIG_NAME, config_line(self.root, "extensions:")
+        own = Path(getattr(self.module, "__file__", "") or "")
+        for frame in reversed(traceback.extract_tb(err.__traceback__)):
+            if own and Path(frame.filename) == own:
+                path, line = _shown(self.root, own), frame.lineno or 1
+                break
+        return Problem(path, line, 0, f"extension '{self.__name__}' failed in {hook}: {type(err).__name__}: {err}")
+
+
+def course_extensions(root: Path, config, problems: Problems) -> list[CourseExtension]:
+    """Return the course's extensions from course.yaml, loaded, reporting those that cannot be."""
+    found = []
+    for entry in (config.extensions if config else ()):
+        try:
+            module, name = load(root, entry)
+        except Exception as err:  # noqa: BLE001 - an import error or a mistake in the author's module
+            problems.error(CONFIG_NAME, config_line(root, f"- {entry}", indented=True),
+                           f"extension '{entry}' cannot be loaded: {type(err).__name__}: {err}",
+                           "list a module name, or a .py file relative to the course folder")
+            continue
+        found.append(CourseExtension(module, name, root))
+        if getattr(module, "__file__", None):
+            AUTHOR_FILES.add(str(Path(module.__file__).resolve()))
+    return found
+
+
+def parse_failure(err: Exception, path: str, root: Path) -> Problem | None:
+    """Return the problem for a page whose parse failed inside a course extension's code (a rule or
+    role it installed), or None when the failure is not an extension's (a bug: keep the traceback)."""
+    for frame in reversed(traceback.extract_tb(err.__traceback__)):
+        if str(Path(frame.filename).resolve()) in AUTHOR_FILES:
+            return Problem(path, 1, 0, f"an extension failed on this page: {type(err).__name__}: {err}",
+                           f"at {_shown(root, Path(frame.filename))}:{frame.lineno}")
+    return None
+
+
+def load(root: Path, entry: str):
+    """Return (module, short name) for one `extensions:` entry."""
+    if entry.endswith(".py"):
+        file = (root / entry).resolve()
+        if not file.is_file() or not file.is_relative_to(root.resolve()):
+            raise FileNotFoundError(f"no file {entry} in the course")
+        return _load_file(file, file.stat().st_mtime_ns, file.stat().st_size), file.stem
+    with _course_on_path(root):
+        return importlib.import_module(entry), entry.rsplit(".", 1)[-1]
+
+
+@functools.lru_cache(maxsize=32)  # `serve`: loaded again only when the file changes
+def _load_file(file: Path, _mtime: int, _size: int):
+    name = "coursegen_course_ext_" + hashlib.sha256(str(file).encode()).hexdigest()[:12] + f"_{_mtime}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def _course_on_path(root: Path):
+    """Let `import name` find a module in the course folder while an extension is imported."""
+    sys.path.insert(0, str(root))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(root))
+
+
+def _shown(root: Path, file: Path) -> str:
+    try:
+        return file.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return file.as_posix()

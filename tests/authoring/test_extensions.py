@@ -1,0 +1,205 @@
+"""A course's own extensions (course.yaml `extensions:`), extra callout kinds and extra CSP sources."""
+from __future__ import annotations
+
+import html
+import re
+import shutil
+
+import pytest
+
+from helpers import FIXTURES, run_cli
+from coursegen.errors import ContentError
+from coursegen.incremental import BuildCache
+from coursegen.pipeline import build_site
+
+EXTENSION = '''"""A course extension: a {kbd} role, per-build data, a check, a file and a CSP source."""
+from markupsafe import escape
+
+from coursegen.roles import register_role
+
+
+def install(md):
+    register_role(md, "kbd", lambda token, env, line: f"<kbd>{escape(token.content)}</kbd>"
+                  + env["ctx"].extra["keys"]["mark"])
+
+
+def prepare(root, config, problems):
+    return {"mark": "<!-- keys -->"}
+
+
+def check(course, root, problems):
+    problems.warning("lessons/01-first.md", 1, f"{len(course.written)} units checked by the keys extension")
+
+
+def add_files(course, root, assets, problems):
+    assets.files["keys.txt"] = b"ctrl alt del\\n"
+
+
+def csp(config):
+    return {"img-src": ["https://img.example.org"]}
+'''
+
+
+@pytest.fixture
+def course(tmp_path):
+    shutil.copytree(FIXTURES / "mini", tmp_path / "mini")
+    return tmp_path / "mini"
+
+
+def configure(course, text: str) -> None:
+    config = course / "course.yaml"
+    config.write_text(config.read_text() + text)
+
+
+def put(course, text: str) -> None:
+    lesson = course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", text))
+
+
+def policy(page: str) -> str:
+    return html.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1))
+
+
+@pytest.mark.parametrize("entry", ["extensions/keys.py", "keys"])
+def test_an_extension_file_or_module_of_the_course_uses_every_hook(course, entry):
+    if entry.endswith(".py"):
+        (course / "extensions").mkdir()
+        (course / "extensions" / "keys.py").write_text(EXTENSION)
+    else:
+        (course / "keys.py").write_text(EXTENSION)  # a module name, found in the course folder
+    configure(course, f"extensions: [{entry}]\n")
+    put(course, "Press {kbd}`Ctrl+C`.")
+    result = build_site(course)
+    page = result.outputs["second.html"].decode()
+    assert "<kbd>Ctrl+C</kbd><!-- keys -->" in page
+    assert result.outputs["keys.txt"] == b"ctrl alt del\n"
+    assert "img-src 'self' data: https://img.example.org;" in policy(page)
+    assert [w.message for w in result.warnings] == ["3 units checked by the keys extension"]
+
+
+def test_an_extension_that_defines_only_one_hook_is_fine(course):
+    (course / "only_files.py").write_text("def add_files(course, root, assets, problems):\n"
+                                          "    assets.files['hello.txt'] = b'hi'\n")
+    configure(course, "extensions: [only_files]\n")
+    assert build_site(course).outputs["hello.txt"] == b"hi"
+
+
+@pytest.mark.parametrize("source, expected", [
+    (None, "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: FileNotFoundError"),
+    ("import nowhere_to_be_found\n", "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: "
+                                     "ModuleNotFoundError"),
+    ("def check(course, root, problems):\n    return 1 / 0\n",
+     "extensions/none.py:2: extension 'none' failed in check: ZeroDivisionError: division by zero"),
+    ("def install(md):\n\n    raise ValueError('no syntax today')\n",
+     "extensions/none.py:3: extension 'none' failed in install: ValueError: no syntax today"),
+])
+def test_a_broken_extension_is_a_located_problem(course, capsys, source, expected):
+    if source is not None:
+        (course / "extensions").mkdir()
+        (course / "extensions" / "none.py").write_text(source)
+    configure(course, "extensions:\n  - extensions/none.py\n")
+    line = len((course / "course.yaml").read_text().splitlines())
+    status, _, err = run_cli(capsys, "--root", course, "build")
+    assert status == 1 and err.startswith(expected.format(line=line)), err
+    assert "Traceback" not in err
+
+
+def test_extra_callouts_from_course_yaml(course):
+    configure(course, "callouts:\n  warning: Watch out\n  tip:\n")
+    put(course, "::: warning\nHot.\n:::\n\n::: tip Try this\nCold.\n:::\n")
+    page = build_site(course).outputs["second.html"].decode()
+    assert '<aside class="callout callout-warning" aria-label="Watch out">\n<p class="callout-title">Watch out</p>' in page
+    assert '<aside class="callout callout-tip" aria-label="Try this">' in page
+
+
+def test_a_callout_not_declared_is_still_an_error(course):
+    put(course, "::: warning\nHot.\n:::\n")
+    with pytest.raises(ContentError, match="warning"):
+        build_site(course)
+
+
+def test_declaring_a_callout_during_serve_parses_the_pages_again(course):
+    cache = BuildCache(parallel=False)
+    put(course, "::: tip\nCold.\n:::\n")
+    with pytest.raises(ContentError):
+        build_site(course, cache=cache)
+    configure(course, "callouts: [tip]\n")
+    assert "callout-tip" in build_site(course, cache=cache).outputs["second.html"].decode()
+
+
+def test_csp_sources_from_course_yaml_widen_only_their_directive(course):
+    configure(course, "csp:\n  img-src: [https://images.example.org]\n  media-src: [https://video.example.org/clips/]\n")
+    page = build_site(course).outputs["first.html"].decode()
+    assert "img-src 'self' data: https://images.example.org;" in policy(page)
+    assert policy(page).endswith("media-src 'self' https://video.example.org/clips/")
+    assert "script-src 'self' 'sha256-" in policy(page) and "images" not in policy(page).split("img-src")[0]
+
+
+@pytest.mark.parametrize("settings, message", [
+    ("csp:\n  img-sorc: [https://a.example]\n", "unknown CSP directive 'img-sorc'"),
+    ("csp:\n  img-src: [\"'unsafe-inline'\"]\n", "CSP img-src source \"'unsafe-inline'\" is not an allowed source"),
+    ("csp:\n  script-src: [https://a.example; object-src *]\n", "is not an allowed source"),
+    ("callouts: [Warning!]\n", "callout 'Warning!' must be a lowercase name"),
+])
+def test_bad_csp_and_callout_settings_are_errors_at_their_line(course, capsys, settings, message):
+    configure(course, settings)
+    line = len((course / "course.yaml").read_text().splitlines())
+    status, _, err = run_cli(capsys, "--root", course, "check")
+    assert status == 1 and err.startswith("course.yaml:") and message in err, err
+    assert int(err.split(":")[1]) in (line, line - 1)
+
+
+MEDIA = ('![A chart](https://images.example.org/chart.png)\n\n'
+         '<video src="https://video.example.org/clips/tide.mp4" poster="https://images.example.org/p.png"></video>\n\n'
+         '<iframe src="https://maps.example.net/embed"></iframe>\n')
+
+
+def test_check_warns_about_every_resource_the_policy_would_block(course, capsys):
+    put(course, MEDIA)
+    status, _, err = run_cli(capsys, "--root", course, "check")
+    assert status == 0
+    warnings = [line for line in err.splitlines() if not line.startswith(" ")]
+    lesson = "lessons/02-second.md"
+    assert warnings == [
+        f"{lesson}:12: warning: the browser will block https://images.example.org/chart.png: the page's img-src does not allow it",
+        f"{lesson}:14: warning: the browser will block https://video.example.org/clips/tide.mp4: the page's default-src does not allow it",
+        f"{lesson}:14: warning: the browser will block https://images.example.org/p.png: the page's img-src does not allow it",
+        f"{lesson}:16: warning: the browser will block https://maps.example.net/embed: the page's default-src does not allow it"]
+    assert "csp: {img-src: [https://images.example.org]}" in err
+    assert run_cli(capsys, "--root", course, "check", "--strict")[0] == 1
+
+
+def test_sources_allowed_in_course_yaml_silence_the_warnings(course, capsys):
+    put(course, MEDIA)
+    configure(course, "csp:\n  img-src: [https://images.example.org]\n  media-src: [https://video.example.org/clips/]\n"
+                      "  frame-src: [https://maps.example.net/embed]\n")
+    status, _, err = run_cli(capsys, "--root", course, "check", "--strict")
+    assert status == 0 and err == "", err
+
+
+@pytest.mark.parametrize("url, sources, allowed", [
+    ("img/a.png", ["'self'"], True),
+    ("https://a.example/x.png", ["'self'"], False),
+    ("https://a.example/x.png", ["https:"], True),
+    ("https://cdn.a.example/x.png", ["https://*.a.example"], True),
+    ("https://a.example/media/x.png", ["https://a.example/media/"], True),
+    ("https://a.example/other/x.png", ["https://a.example/media/"], False),
+    ("http://a.example/x.png", ["https://a.example"], False),
+    ("data:image/png;base64,AAAA", ["'self'", "data:"], True),
+])
+def test_source_matching(url, sources, allowed):
+    from coursegen.csp import allowed_by
+    assert allowed_by(url, sources) is allowed
+
+
+def test_a_role_of_an_extension_that_raises_while_a_page_is_parsed_is_a_problem_at_that_page(course, capsys):
+    (course / "extensions").mkdir()
+    (course / "extensions" / "shout.py").write_text(
+        "from coursegen.roles import register_role\n\n\ndef install(md):\n"
+        "    register_role(md, 'shout', lambda token, env, line: token.content.upper() + 1)\n")
+    configure(course, "extensions: [extensions/shout.py]\n")
+    put(course, "Say {shout}`hello`.")
+    status, _, err = run_cli(capsys, "--root", course, "build")
+    assert status == 1 and "Traceback" not in err, err
+    assert "lessons/02-second.md:1: an extension failed on this page: TypeError:" in err
+    assert "hint: at extensions/shout.py:5" in err
