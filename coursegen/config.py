@@ -145,11 +145,16 @@ def load_config(root: Path, problems: Problems, read=None) -> CourseConfig | Non
 
 
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:
-    """Return a file's text, or None (with a problem) when it is not UTF-8."""
+    """Return a file's text, or None (with a problem) when it cannot be read or is not UTF-8."""
     try:
-        return file.read_bytes().decode("utf-8")
+        data = file.read_bytes()
+    except OSError as err:
+        problems.error(shown, 1, f"cannot read '{shown}': {err.strerror or err}")
+        return None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = file.read_bytes()[: err.start].count(b"\n") + 1
-        problems.error(shown, line, f"file is not UTF-8 (byte 0x{file.read_bytes()[err.start]:02x} "
+        line = data[: err.start].count(b"\n") + 1
+        problems.error(shown, line, f"file is not UTF-8 (byte 0x{data[err.start]:02x} "
                                     f"at offset {err.start})", "save the file as UTF-8")
         return None

@@ -22,6 +22,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .errors import Problems, did_you_mean
 from .model import Heading, Link, Page, Source
+from .paths import OUTSIDE_HINT, inside_course
 from .yamlio import YamlError, load_yaml
 
 FRONT_MATTER_KEYS = {"title": str, "summary": str, "kicker": str, "lede": str,
@@ -282,6 +283,9 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
     if _is_external(src):
         return src
     path = posixpath.normpath(posixpath.join(base, src))
+    if inside_course(ctx.root, path) is None:
+        env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
+        return src
     if not (ctx.root / path).is_file():
         env["problems"].error(env["path"], line, f"image '{src}' not found (looked for '{path}')")
         return src

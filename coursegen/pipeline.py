@@ -23,6 +23,7 @@ from .errors import ContentError, Problem, Problems
 from .link import link_course
 from .incremental import BuildCache
 from .markdown import ParseContext
+from .paths import check_course_files
 from .render import RenderOptions, render_site
 from .sources import load_sources
 
@@ -58,7 +59,11 @@ def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildC
 
 def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     problems = Problems()
+    check_course_files(root, problems)  # before any read: a FIFO would block it, a link would publish /etc
+    problems.raise_if_errors()
     config = cache.load_config(root, problems)
+    if config is None:  # without units, every page would report follow-on problems: show the cause alone
+        problems.raise_if_errors()
     if config and options.offline:
         config = offline.self_hosted(config)
     sources = load_sources(root, problems, read=cache.read_text)

@@ -15,13 +15,45 @@ class LineDict(dict):
         return self.lines.get(key, self.line)
 
 
+MAX_INT_DIGITS = 100
+
+
+class RefusedYaml(yaml.MarkedYAMLError):
+    """YAML that parses but that the build refuses: aliases, duplicate keys, endless integers."""
+
+
+def _refuse(node, message: str):
+    return RefusedYaml(problem=message, problem_mark=node.start_mark)
+
+
 class _LineMixin:
+    def construct_object(self, node, deep=False):
+        # A node met twice is an alias ('*name'). A few lines of aliases to aliases stand for
+        # billions of values ("billion laughs"); course files have no need of them.
+        if node in self.constructed_objects or node in self.recursive_objects:
+            raise _refuse(node, "YAML anchors and aliases ('&name', '*name') are not supported; write the value out")
+        return super().construct_object(node, deep)
+
     def construct_mapping(self, node, deep=False):
+        merges = any(k.tag == "tag:yaml.org,2002:merge" for k, _ in node.value)
         mapping = LineDict(super().construct_mapping(node, deep=True))
         mapping.line = node.start_mark.line + 1
-        mapping.lines = {self.construct_object(k, deep=True): k.start_mark.line + 1
-                         for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+        mapping.lines = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key = self.constructed_objects[key_node]
+                if key in mapping.lines and not merges:
+                    above = key_node.start_mark.line + 1 - mapping.lines[key]
+                    raise _refuse(key_node, f"duplicate key '{key}': it is also set {above} "
+                                            f"line{'s' if above > 1 else ''} above")
+                mapping.lines[key] = key_node.start_mark.line + 1
         return mapping
+
+    def construct_yaml_int(self, node):
+        # Python refuses to read or print integers of more than 4300 digits; no course needs 100.
+        if len(node.value) > MAX_INT_DIGITS:
+            raise _refuse(node, f"integer '{node.value[:20]}…' has more than {MAX_INT_DIGITS} digits")
+        return super().construct_yaml_int(node)
 
 
 class _LineLoader(_LineMixin, yaml.SafeLoader):
@@ -34,6 +66,7 @@ class _FastLineLoader(_LineMixin, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 for _loader in (_LineLoader, _FastLineLoader):
     _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _loader.construct_mapping)
+    _loader.add_constructor("tag:yaml.org,2002:int", _loader.construct_yaml_int)
 
 
 class YamlError(ValueError):
@@ -54,10 +87,18 @@ def load_yaml(text: str, first_line: int = 1):
         data = yaml.load(text, Loader=_FastLineLoader)  # noqa: S506 - SafeLoader subclass
         _shift(data, first_line - 1)
         return data
+    except RefusedYaml as err:
+        raise YamlError(err.problem_mark.line + first_line, err.problem) from None
     except yaml.YAMLError:
         pass
+    except RecursionError:
+        raise YamlError(first_line, "YAML nested too deeply") from None
     try:
         data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+    except RefusedYaml as err:
+        raise YamlError(err.problem_mark.line + first_line, err.problem) from None
+    except RecursionError:
+        raise YamlError(first_line, "YAML nested too deeply") from None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = (mark.line if mark else 0) + first_line

@@ -1,0 +1,69 @@
+"""The course folder's boundary: the build reads, and so publishes, only regular files inside it.
+
+A lesson may name `/etc/passwd` or `../../secret.png`, and any file or folder of the course may be a
+symbolic link to somewhere else; a FIFO named like a lesson would block the first read forever.
+`inside_course` answers for one named path; `check_course_files` looks at every file of the folders
+the build reads before anything is read.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+
+from .errors import Problems
+
+# What the build reads from the course folder: sources, theme, widgets, kernels, media, configuration.
+COURSE_INPUTS = ("course.yaml", "lessons", "reviews", "templates", "widgets", "kernels", "media")
+OUTSIDE_HINT = "copy the file into the course folder instead of naming or linking to it"
+
+
+def inside_course(root: Path, path: str | Path) -> Path | None:
+    """Return `path` (relative to `root`) with symbolic links followed, or None when it leaves `root`.
+
+    A path that climbs out by name (absolute, or `..` past the root) is outside even when it would
+    land inside again: what a source names must read as a place in the course.
+    """
+    name = posixpath.normpath(Path(path).as_posix())
+    if posixpath.isabs(name) or name == ".." or name.startswith("../"):
+        return None
+    base = root.resolve()
+    try:
+        resolved = (base / name).resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links
+        return None
+    return resolved if resolved == base or base in resolved.parents else None
+
+
+def check_course_files(root: Path, problems: Problems) -> None:
+    """Report each link that leads outside the course or nowhere, and each entry that is no regular file.
+
+    A linked folder that stays inside is walked too (once: links may lead back to a parent).
+    """
+    seen: set[Path] = set()
+    for name in COURSE_INPUTS:
+        if os.path.lexists(root / name):
+            _check_entry(root, root / name, problems, seen)
+
+
+def _check_entry(root: Path, entry: Path, problems: Problems, seen: set) -> None:
+    shown = entry.relative_to(root).as_posix()
+    if entry.is_symlink():
+        if inside_course(root, shown) is None:
+            problems.error(shown, 1, f"'{shown}' is outside the course",
+                           f"it is a symbolic link to {os.path.realpath(entry)}; {OUTSIDE_HINT}")
+            return
+        if not entry.exists():
+            problems.error(shown, 1, f"'{shown}' is a symbolic link to nothing",
+                           f"it points to {os.readlink(entry)}, which does not exist")
+            return
+    if entry.is_dir():
+        real = entry.resolve()
+        if real not in seen:
+            seen.add(real)
+            for child in sorted(entry.iterdir()):
+                if child.name != "__pycache__":
+                    _check_entry(root, child, problems, seen)
+    elif not entry.is_file():
+        problems.error(shown, 1, f"'{shown}' is not a regular file (a FIFO, socket or device)",
+                       "remove it; the build reads only regular files")
