@@ -6,11 +6,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import Problems, did_you_mean
+from .paths import climbs_out
 from .yamlio import LineDict, YamlError, load_yaml
 
 CONFIG_NAME = "course.yaml"
 UNIT_KINDS = ("lesson", "review")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# base_url reaches the Content-Security-Policy (where ';', ',' and spaces separate its parts) and
+# <base href>: only a host, an optional port and a path of plain URL characters get through.
+BASE_URL = re.compile(r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
+                      r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$")
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,17 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME) -> Cour
     base_url = top.get("base_url", "")
     if base_url and not re.match(r"^https?://", base_url):
         problems.error(path, data.line_of("base_url"), f"base_url must start with http:// or https://, found {base_url!r}")
+    elif base_url and not BASE_URL.match(base_url):
+        problems.error(path, data.line_of("base_url"), f"base_url {base_url!r} is not a plain http(s) address",
+                       "write a host and an optional path, such as https://example.org/course/; "
+                       "no spaces, quotes, ';', ',', '?' or '#'")
     pyodide = check_mapping(top.get("pyodide", LineDict()), PYODIDE_KEYS, path, problems, "pyodide")
     if pyodide.get("source", "cdn") not in ("cdn", "local"):
         problems.error(path, top["pyodide"].line_of("source"),
                        f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}")
+    if climbs_out(pyodide.get("path", "")):  # by name only: node_modules may well be a link elsewhere
+        problems.error(path, top["pyodide"].line_of("path"), f"pyodide path {pyodide['path']!r} is outside the course",
+                       "name a folder inside the course, such as node_modules/pyodide")
     theme = check_mapping(top.get("theme", LineDict()), THEME_KEYS, path, problems, "theme")
     return CourseConfig(title=top.get("title", ""), description=top.get("description", ""),
                         base_url=base_url.rstrip("/") + "/" if base_url else "",

@@ -136,6 +136,7 @@ class BuildCache:
         self._shared = {"all": digest(sorted(ctx.slug_by_path.items()), _read(root / "course.yaml"),
                                       media_signature(root)),
                         "calc": tree_signature(root / "kernels"),
+                        "templates": tree_signature(root / "templates"),
                         "widgets": tree_signature(root / "kernels", root / "widgets", root / "templates")}
         keys = {s.path: self.parse_key(s) for s in sources}
         todo = [s for s in sources if self.pages.get(s.path, ((),))[0] != keys[s.path]]
@@ -154,6 +155,8 @@ class BuildCache:
             uses.append(self._shared["calc"])
         if "widget" in text and WIDGET_USE.search(text):
             uses.append(self._shared["widgets"])
+        if "template:" in text:  # front matter naming its template: checked against templates/
+            uses.append(self._shared["templates"])
         return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
 
     def start_render(self, course, root: Path, common: dict) -> None:

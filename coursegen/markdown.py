@@ -15,6 +15,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.anchors.index import slugify
 from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
@@ -46,7 +47,7 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
     md.use(dollarmath_plugin, renderer=render_math, allow_space=False, allow_digits=False)
-    md.use(anchors_plugin, min_level=2, max_level=4)
+    md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
     md.renderer.fence_handlers = {}  # fence name → handler(token, env) -> html
     md.block_names = set()  # names of ::: blocks, for the misspelled-block check
     # name → analyse(html, source): per-page work of later stages, done while parsing so that it
@@ -55,6 +56,7 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.add_render_rule("fence", _render_fence)
     for extension in extensions:
         extension.install(md)
+    md.core.ruler.before("text_join", "footnote_refs", _check_footnote_refs)  # escapes are still apart then
     md.core.ruler.push("course_links", _resolve_links)
     md.core.ruler.push("course_checks", _check_blocks_and_math)
     return md
@@ -65,7 +67,7 @@ def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Pr
     env = {"path": source.path, "problems": problems, "ctx": ctx, "source": source,
            "links": [], "assets": [], "widgets": [], "questions": []}
     tokens = md.parse(source.text, env)
-    meta = _front_matter(tokens, source.path, problems)
+    meta = _front_matter(tokens, source.path, problems, ctx.root)
     html = md.renderer.render(tokens, md.options, env)
     if not html.strip() or not any(t.type not in ("front_matter",) for t in tokens):
         problems.error(source.path, 1, "this unit has no content below its front matter",
@@ -76,6 +78,11 @@ def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Pr
                 derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()})
 
 
+def heading_slug(title: str) -> str:
+    """Return a heading's anchor: GitHub's slug of its text, or 'section' for text with no letters ('## ???')."""
+    return slugify(title) or "section"
+
+
 ID_ATTR = re.compile(r'\sid="([^"]+)"')
 
 
@@ -84,7 +91,7 @@ def element_ids(html: str, _source=None) -> frozenset[str]:
     return frozenset(ID_ATTR.findall(html))
 
 
-def _front_matter(tokens, path: str, problems: Problems) -> dict:
+def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
     """Return validated front matter from the first token (defaults where unusable), recording problems."""
     meta = dict(FRONT_MATTER_DEFAULTS)
     if not tokens or tokens[0].type != "front_matter":
@@ -111,7 +118,19 @@ def _front_matter(tokens, path: str, problems: Problems) -> dict:
             meta[key] = value
     if not meta["title"].strip():
         problems.error(path, 2, "front matter has no 'title'", "add a line such as: title: Chunkwise KDA")
+    if meta["template"]:
+        _check_template(meta["template"], root, path, data.line_of("template"), problems)
     return meta
+
+
+def _check_template(name: str, root: Path, path: str, line: int, problems: Problems) -> None:
+    """Report a front-matter `template:` that names no template file of the course."""
+    file = inside_course(root, posixpath.join("templates", name))
+    if file is None:
+        problems.error(path, line, f"'{name}' is outside the course", "name a file under templates/")
+    elif not file.is_file():
+        problems.error(path, line, f"template '{name}' not found (looked for 'templates/{name}')",
+                       "name a file under templates/, such as lesson.html")
 
 
 def _headings(tokens):
@@ -250,12 +269,43 @@ def _resolve_links(state) -> None:
     ctx: ParseContext = env["ctx"]
     base = posixpath.dirname(env["path"])
     for block in state.tokens:
-        for token in block.children or ():
-            line = (block.map[0] + 1) if block.map else 1
+        for token, line in child_lines(block):
             if token.type == "link_open":
                 token.attrSet("href", _resolve_href(token.attrGet("href") or "", base, line, env, ctx))
             elif token.type == "image":
                 token.attrSet("src", _resolve_image(token.attrGet("src") or "", base, line, env, ctx))
+
+
+def child_lines(block):
+    """Yield each inline child of a block token with its own 1-based line (a paragraph spans several)."""
+    line = (block.map[0] + 1) if block.map else 1
+    for token in block.children or ():
+        yield token, line
+        if token.type in ("softbreak", "hardbreak"):
+            line += 1
+        elif token.type == "html_inline":
+            line += token.content.count("\n")
+
+
+FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\]")
+
+
+def _check_footnote_refs(state) -> None:
+    """Report `[^label]` left as text: a footnote referenced but never defined."""
+    if "[^" not in state.src:
+        return
+    for block in state.tokens:
+        if block.type != "inline" or "[^" not in block.content:
+            continue
+        text, first = "", 1
+        for token, line in [*child_lines(block), (None, 0)]:
+            if token is not None and token.type == "text":
+                text, first = (text + token.content, first) if text else (token.content, line)
+                continue
+            for match in FOOTNOTE_REF.finditer(text):
+                state.env["problems"].error(state.env["path"], first, f"footnote '[^{match.group(1)}]' is never defined",
+                                            f"add a line '[^{match.group(1)}]: the note' below the paragraph")
+            text = ""
 
 
 def _is_external(href: str) -> bool:
@@ -295,7 +345,7 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
 
 
 def _check_blocks_and_math(state) -> None:
-    """Report misspelled `:::` blocks, unclosed ones, and math latex2mathml cannot read."""
+    """Report misspelled `:::` blocks, unclosed ones, unclosed HTML comments, and math latex2mathml cannot read."""
     env, lines = state.env, None
     problems, path = env["problems"], env["path"]
     has_math = "$" in state.src  # every math token comes from a '$': most tokens need no look
@@ -315,6 +365,9 @@ def _check_blocks_and_math(state) -> None:
             if not (closing.startswith(":::") and not closing.strip(":").strip()):
                 problems.error(path, line, f"block '{token.markup} {token.info.strip()}' is never closed",
                                f"end it with a line of {token.markup}")
+        elif token.type == "html_block" and token.content.rfind("<!--") > token.content.rfind("-->"):
+            problems.error(path, line, "HTML comment '<!--' is never closed",
+                           "end it with '-->'; a browser hides everything after it, the page's end included")
         if has_math and (token.type.startswith("math_block") or token.type == "inline"):
             for item in (token,) if token.type != "inline" else token.children or ():
                 if item.type.startswith("math_") and item.content.strip():

@@ -25,7 +25,7 @@ def inside_course(root: Path, path: str | Path) -> Path | None:
     land inside again: what a source names must read as a place in the course.
     """
     name = posixpath.normpath(Path(path).as_posix())
-    if posixpath.isabs(name) or name == ".." or name.startswith("../"):
+    if climbs_out(name):
         return None
     base = root.resolve()
     try:
@@ -33,6 +33,12 @@ def inside_course(root: Path, path: str | Path) -> Path | None:
     except (OSError, RuntimeError):  # a loop of symbolic links
         return None
     return resolved if resolved == base or base in resolved.parents else None
+
+
+def climbs_out(name: str) -> bool:
+    """Return whether a relative path names a place outside its folder: absolute, or `..` past the top."""
+    name = posixpath.normpath(name)
+    return posixpath.isabs(name) or name == ".." or name.startswith("../")
 
 
 def check_course_files(root: Path, problems: Problems) -> None:
