@@ -7,6 +7,7 @@ the build reads before anything is read.
 """
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 from pathlib import Path
@@ -55,6 +56,9 @@ def check_course_files(root: Path, problems: Problems) -> None:
 def _check_entry(root: Path, entry: Path, problems: Problems, seen: set) -> None:
     shown = entry.relative_to(root).as_posix()
     if entry.is_symlink():
+        if _loops(entry):
+            problems.error(shown, 1, f"'{shown}' is a loop of symbolic links")
+            return
         if inside_course(root, shown) is None:
             problems.error(shown, 1, f"'{shown}' is outside the course",
                            f"it is a symbolic link to {os.path.realpath(entry)}; {OUTSIDE_HINT}")
@@ -73,3 +77,14 @@ def _check_entry(root: Path, entry: Path, problems: Problems, seen: set) -> None
     elif not entry.is_file():
         problems.error(shown, 1, f"'{shown}' is not a regular file (a FIFO, socket or device)",
                        "remove it; the build reads only regular files")
+
+
+def _loops(link: Path) -> bool:
+    """Return whether following a symbolic link never ends (it leads back to itself)."""
+    try:
+        link.resolve(strict=True)
+    except RuntimeError:  # Python 3.11 reports a loop this way; later versions raise OSError(ELOOP)
+        return True
+    except OSError as err:
+        return err.errno == errno.ELOOP
+    return False

@@ -12,8 +12,12 @@ FILE_MODE, FOLDER_MODE = 0o644, 0o755
 
 
 def write_site(outputs: dict[str, bytes], site: Path) -> None:
-    """Replace `site` with exactly `outputs`; on any failure the previous site stays as it was."""
-    site = site.resolve()
+    """Replace `site` with exactly `outputs`; on any failure the previous site stays as it was.
+
+    A `site` that is a symbolic link is replaced by a folder; what it pointed to is left alone
+    (a course that ships `site -> ~` must not have the build swap out the home folder).
+    """
+    site = site.parent.resolve() / site.name
     staging = site.with_name(f".{site.name}.staging-{os.getpid()}")
     retired = site.with_name(f".{site.name}.retired-{os.getpid()}")
     remove_leftovers(site)
@@ -24,11 +28,13 @@ def write_site(outputs: dict[str, bytes], site: Path) -> None:
             folder.chmod(FOLDER_MODE)
         for rel, data in outputs.items():
             _write_file(staging / rel, data)
-        if site.exists():
+        if site.exists() or site.is_symlink():
             site.rename(retired)
         staging.rename(site)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if retired.is_symlink():
+            retired.unlink()
         shutil.rmtree(retired, ignore_errors=True)
 
 

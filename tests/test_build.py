@@ -237,3 +237,15 @@ def test_a_file_that_cannot_be_read_is_a_located_problem(tmp_path):
     (tmp_path / "lesson.md").mkdir()
     assert read_text(tmp_path / "lesson.md", "lessons/lesson.md", problems) is None
     assert [p.format() for p in problems.items] == ["lessons/lesson.md:1: cannot read 'lessons/lesson.md': Is a directory"]
+
+
+def test_a_site_folder_that_is_a_symbolic_link_is_replaced_and_its_target_left_alone(mini_course, tmp_path, capsys):
+    """A course may ship `site -> somewhere`: the build must not swap out (and delete) that somewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "precious.txt").write_text("keep me")
+    (mini_course / "site").symlink_to(elsewhere)
+    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    assert (elsewhere / "precious.txt").read_text() == "keep me"
+    assert not (mini_course / "site").is_symlink() and (mini_course / "site" / "first.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "mini"]
