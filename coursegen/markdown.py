@@ -6,6 +6,7 @@ Problems are recorded in `env["problems"]` with the token's line; nothing raises
 """
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -297,15 +298,14 @@ def _check_footnote_refs(state) -> None:
     for block in state.tokens:
         if block.type != "inline" or "[^" not in block.content:
             continue
-        text, first = "", 1
-        for token, line in [*child_lines(block), (None, 0)]:
-            if token is not None and token.type == "text":
-                text, first = (text + token.content, first) if text else (token.content, line)
-                continue
-            for match in FOOTNOTE_REF.finditer(text):
-                state.env["problems"].error(state.env["path"], first, f"footnote '[^{match.group(1)}]' is never defined",
-                                            f"add a line '[^{match.group(1)}]: the note' below the paragraph")
-            text = ""
+        # Adjacent text tokens, read together: the parser splits '[^nope]' at its brackets.
+        for is_text, run in itertools.groupby(child_lines(block), key=lambda pair: pair[0].type == "text"):
+            run = list(run)
+            for match in FOOTNOTE_REF.finditer("".join(token.content for token, _ in run) if is_text else ""):
+                label = match.group(1)
+                state.env["problems"].error(state.env["path"], run[0][1], f"footnote '[^{label}]' is never defined",
+                                            f"add a line '[^{label}]: the note' below the paragraph, "
+                                            "or write '\\[^' to show the brackets as text")
 
 
 def _is_external(href: str) -> bool:
