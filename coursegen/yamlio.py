@@ -83,29 +83,29 @@ def load_yaml(text: str, first_line: int = 1):
         for number, row in enumerate(text.splitlines(), first_line):
             if "\t" in row[: len(row) - len(row.lstrip())]:
                 raise YamlError(number, "YAML indentation uses a tab; indent with spaces")
-    try:  # the fast loader first; on any error the pure-Python one below gives the usual message
-        data = yaml.load(text, Loader=_FastLineLoader)  # noqa: S506 - SafeLoader subclass
-        _shift(data, first_line - 1)
-        return data
-    except RefusedYaml as err:
-        raise YamlError(err.problem_mark.line + first_line, err.problem) from None
+    try:  # the fast loader first; on a YAML error the pure-Python one below gives the usual message
+        return _load(text, _FastLineLoader, first_line)
     except yaml.YAMLError:
         pass
-    except RecursionError:
-        raise YamlError(first_line, "YAML nested too deeply") from None
     try:
-        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
-    except RefusedYaml as err:
-        raise YamlError(err.problem_mark.line + first_line, err.problem) from None
-    except RecursionError:
-        raise YamlError(first_line, "YAML nested too deeply") from None
+        return _load(text, _LineLoader, first_line)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = (mark.line if mark else 0) + first_line
         raise YamlError(line, f"malformed YAML: {err.problem or err.context}") from None
     except yaml.YAMLError as err:
         raise YamlError(first_line, f"malformed YAML: {err}") from None
-    _shift(data, first_line - 1)
+
+
+def _load(text: str, loader, first_line: int):
+    """Return the document read by `loader`; what the build refuses raises YamlError, other YAML errors pass."""
+    try:
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclasses
+        _shift(data, first_line - 1)
+    except RefusedYaml as err:
+        raise YamlError(err.problem_mark.line + first_line, err.problem) from None
+    except RecursionError:
+        raise YamlError(first_line, "YAML nested too deeply") from None
     return data
 
 
