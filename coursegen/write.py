@@ -6,6 +6,8 @@ import re
 import shutil
 from pathlib import Path, PurePosixPath
 
+from .paths import climbs_out
+
 # The site is for a web server to read: files 0644 and folders 0755 whatever the umask (077 would make
 # them 0600, which a server running as another user cannot read).
 FILE_MODE, FOLDER_MODE = 0o644, 0o755
@@ -20,6 +22,7 @@ def write_site(outputs: dict[str, bytes], site: Path) -> None:
     site = site.parent.resolve() / site.name
     staging = site.with_name(f".{site.name}.staging-{os.getpid()}")
     retired = site.with_name(f".{site.name}.retired-{os.getpid()}")
+    check_site_paths(outputs)
     remove_leftovers(site)
     shutil.rmtree(staging, ignore_errors=True)
     try:
@@ -36,6 +39,16 @@ def write_site(outputs: dict[str, bytes], site: Path) -> None:
         if retired.is_symlink():
             retired.unlink()
         shutil.rmtree(retired, ignore_errors=True)
+
+
+def check_site_paths(outputs: dict[str, bytes]) -> None:
+    """Raise ValueError, before anything is written, when a site path would land outside the site.
+
+    Site paths come from code, not from authors, so one like this is a bug; it must write nothing.
+    """
+    escaping = [rel for rel in outputs if not rel or climbs_out(rel)]
+    if escaping:
+        raise ValueError(f"site paths outside the site: {escaping[:3]}")
 
 
 def remove_leftovers(site: Path) -> None:
@@ -67,6 +80,7 @@ def _write_file(target: Path, data: bytes) -> None:
 
 def update_site(outputs: dict[str, bytes], previous: dict[str, bytes], site: Path) -> list[str]:
     """Write only the files that changed since `previous` and delete vanished ones; return changed paths."""
+    check_site_paths(outputs)
     changed = [rel for rel, data in outputs.items() if previous.get(rel) != data]
     for rel in changed:
         target = site / rel

@@ -249,3 +249,14 @@ def test_a_site_folder_that_is_a_symbolic_link_is_replaced_and_its_target_left_a
     assert (elsewhere / "precious.txt").read_text() == "keep me"
     assert not (mini_course / "site").is_symlink() and (mini_course / "site" / "first.html").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "mini"]
+
+
+def test_a_site_path_that_climbs_out_writes_nothing_anywhere(tmp_path):
+    from coursegen.write import update_site, write_site
+    import pytest
+    for bad in ("pyodide/../../escaped.txt", "/tmp/escaped.txt", ""):
+        with pytest.raises(ValueError):
+            write_site({"index.html": b"x", bad: b"y"}, tmp_path / "site")
+        with pytest.raises(ValueError):
+            update_site({"index.html": b"x", bad: b"y"}, {}, tmp_path / "site")
+    assert list(tmp_path.iterdir()) == []

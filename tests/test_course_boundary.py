@@ -83,3 +83,20 @@ def test_inside_course_follows_links_and_refuses_paths_that_climb_out(mini_cours
     assert inside_course(mini_course, "lessons/../lessons/here.png") is not None
     for outside_path in ("lessons/away.png", "/etc/passwd", "../mini/lessons/here.png", "..", "lessons/../../x"):
         assert inside_course(mini_course, outside_path) is None, outside_path
+
+
+def test_a_pyodide_lock_file_cannot_name_files_outside_its_distribution(tmp_path):
+    """A self-hosted Pyodide is copied by the names in its lock file: only plain file names count."""
+    import json
+    from coursegen.config import PyodideConfig
+    from coursegen.widget_site import pyodide_site
+    dist = tmp_path / "course" / "node_modules" / "pyodide"
+    dist.mkdir(parents=True)
+    (dist / "pyodide.mjs").write_text("// loader")
+    (dist / "numpy.whl").write_bytes(b"wheel")
+    (tmp_path / "secret.txt").write_text(SECRET)
+    packages = {"numpy": {"file_name": "numpy.whl", "depends": ["ml-dtypes"]},
+                "ml-dtypes": {"file_name": "../../../secret.txt", "depends": []}}
+    (dist / "pyodide-lock.json").write_text(json.dumps({"packages": packages}))
+    site = pyodide_site(tmp_path / "course", PyodideConfig(source="local"))
+    assert sorted(site.files) == ["pyodide/numpy.whl", "pyodide/pyodide-lock.json", "pyodide/pyodide.mjs"]
