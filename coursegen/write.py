@@ -27,7 +27,7 @@ def write_site(outputs: dict[str, bytes], site: Path) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     try:
         for folder in sorted({staging / up for rel in outputs for up in PurePosixPath(rel).parents}):
-            folder.mkdir(exist_ok=True)  # each folder once, not per file; parents sort before children
+            folder.mkdir(parents=True, exist_ok=True)  # each folder once, not per file (the site's own parent too)
             folder.chmod(FOLDER_MODE)
         for rel, data in outputs.items():
             _write_file(staging / rel, data)

@@ -260,3 +260,8 @@ def test_a_site_path_that_climbs_out_writes_nothing_anywhere(tmp_path):
         with pytest.raises(ValueError):
             update_site({"index.html": b"x", bad: b"y"}, {}, tmp_path / "site")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_build_out_creates_the_folders_above_the_site(mini_course, tmp_path, capsys):
+    assert run_cli(capsys, "--root", mini_course, "build", "--out", tmp_path / "new" / "folder")[0] == 0
+    assert (tmp_path / "new" / "folder" / "index.html").is_file()
