@@ -284,7 +284,7 @@ def child_lines(block):
         yield token, line
         if token.type in ("softbreak", "hardbreak"):
             line += 1
-        elif token.type == "html_inline":
+        else:  # inline HTML and math may span lines too
             line += token.content.count("\n")
 
 
