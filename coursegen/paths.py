@@ -76,11 +76,15 @@ def _check_entry(root: Path, shown: str, link: bool, folder: bool, regular: bool
             return
         followed.add(path.resolve())
     if folder:
-        with os.scandir(path) as entries:
-            for entry in entries:
-                if entry.name != "__pycache__":
-                    _check_entry(root, f"{shown}/{entry.name}", entry.is_symlink(), entry.is_dir(follow_symlinks=False),
-                                 entry.is_file(follow_symlinks=False), problems, followed)
+        try:
+            entries = list(os.scandir(path))
+        except OSError as err:  # a folder the build may not list (no read permission)
+            problems.error(shown, 1, f"cannot read folder '{shown}': {err.strerror or err}")
+            return
+        for entry in entries:
+            if entry.name != "__pycache__":
+                _check_entry(root, f"{shown}/{entry.name}", entry.is_symlink(), entry.is_dir(follow_symlinks=False),
+                             entry.is_file(follow_symlinks=False), problems, followed)
     elif not regular:
         problems.error(shown, 1, f"'{shown}' is not a regular file (a FIFO, socket or device)",
                        "remove it; the build reads only regular files")

@@ -100,3 +100,19 @@ def test_a_pyodide_lock_file_cannot_name_files_outside_its_distribution(tmp_path
     (dist / "pyodide-lock.json").write_text(json.dumps({"packages": packages}))
     site = pyodide_site(tmp_path / "course", PyodideConfig(source="local"))
     assert sorted(site.files) == ["pyodide/numpy.whl", "pyodide/pyodide-lock.json", "pyodide/pyodide.mjs"]
+
+
+def test_a_folder_that_cannot_be_listed_is_a_located_problem(mini_course, monkeypatch):
+    """Tests run as root, where chmod 000 still lists a folder: the listing is made to fail instead."""
+    from coursegen import paths
+    from coursegen.errors import Problems
+    listing = os.scandir
+
+    def refusing(path):
+        if Path(path).name == "lessons":
+            raise PermissionError(13, "Permission denied")
+        return listing(path)
+    monkeypatch.setattr(paths.os, "scandir", refusing)
+    problems = Problems()
+    paths.check_course_files(mini_course, problems)
+    assert [p.format() for p in problems.items] == ["lessons:1: cannot read folder 'lessons': Permission denied"]
