@@ -91,8 +91,9 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME) -> Cour
     top = check_mapping(data if data is not None else LineDict(), TOP_KEYS, path, problems, CONFIG_NAME)
     if "title" not in top:
         problems.error(path, 1, "course.yaml has no 'title'", "add a line such as: title: My course")
-    units = tuple(_parse_units(data.get("units", []) if isinstance(data, dict) else [], path, problems))
-    if not units:
+    entries = data.get("units", []) if isinstance(data, dict) else []
+    units = tuple(_parse_units(entries, path, problems))
+    if not units and isinstance(entries, list):  # units that are no list: check_mapping said so at their line
         problems.error(path, 1, "course.yaml lists no units", "add a 'units:' list of lesson and review slugs")
     base_url = top.get("base_url", "")
     if base_url and not re.match(r"^https?://", base_url):
@@ -117,8 +118,7 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME) -> Cour
 
 def _parse_units(entries, path: str, problems: Problems):
     """Yield UnitConfig for each well-formed entry of `units:`, reporting the rest."""
-    if not isinstance(entries, list):
-        problems.error(path, 1, "'units' must be a list")
+    if not isinstance(entries, list):  # reported by check_mapping
         return
     seen: dict[str, int] = {}
     for entry in entries:

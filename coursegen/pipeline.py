@@ -64,7 +64,7 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     check_course_files(root, problems)  # before any read: a FIFO would block it, a link would publish /etc
     problems.raise_if_errors()
     config = cache.load_config(root, problems)
-    if config is None:  # without units, every page would report follow-on problems: show the cause alone
+    if config is None or not config.units:  # every page would report follow-on problems: show the cause alone
         problems.raise_if_errors()
     if config and options.offline:
         config = offline.self_hosted(config)
