@@ -6,7 +6,7 @@ the first, so a repeat is reported as a warning (an error under `--strict`) at i
 """
 from __future__ import annotations
 
-from mdit_py_plugins.anchors.index import slugify
+from .markdown import heading_slug
 
 HEADING_LEVELS = (2, 3, 4)  # the levels the anchors plugin gives ids to
 
@@ -25,7 +25,7 @@ def check_duplicate_anchors(state) -> None:
             continue
         line = token.map[0] + 1 if token.map else 1
         title = "".join(c.content for c in tokens[index + 1].children or () if c.type in ("text", "code_inline"))
-        natural = slugify(title)
+        natural = heading_slug(title)
         if natural in first_line and token.attrGet("id") != natural:
             state.env["problems"].warning(
                 state.env["path"], line,

@@ -8,11 +8,16 @@ from pathlib import Path
 
 from .author_code import Limits, parse_limits
 from .errors import Problems, did_you_mean
+from .paths import climbs_out
 from .yamlio import LineDict, YamlError, load_yaml
 
 CONFIG_NAME = "course.yaml"
 UNIT_KINDS = ("lesson", "review")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# base_url reaches the Content-Security-Policy (where ';', ',' and spaces separate its parts) and
+# <base href>: only a host, an optional port and a path of plain URL characters get through.
+BASE_URL = re.compile(r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
+                      r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$")
 
 
 @dataclass(frozen=True)
@@ -112,16 +117,24 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
     top = check_mapping(data if data is not None else LineDict(), TOP_KEYS, path, problems, CONFIG_NAME)
     if "title" not in top:
         problems.error(path, 1, "course.yaml has no 'title'", "add a line such as: title: My course")
-    units = tuple(_parse_units(data.get("units", []) if isinstance(data, dict) else [], path, problems))
-    if not units and require_units:
+    entries = data.get("units", []) if isinstance(data, dict) else []
+    units = tuple(_parse_units(entries, path, problems))
+    if not units and require_units and isinstance(entries, list):  # units that are no list: check_mapping said so at their line
         problems.error(path, 1, "course.yaml lists no units", "add a 'units:' list of lesson and review slugs")
     base_url = top.get("base_url", "")
     if base_url and not re.match(r"^https?://", base_url):
         problems.error(path, data.line_of("base_url"), f"base_url must start with http:// or https://, found {base_url!r}")
+    elif base_url and not BASE_URL.match(base_url):
+        problems.error(path, data.line_of("base_url"), f"base_url {base_url!r} is not a plain http(s) address",
+                       "write a host and an optional path, such as https://example.org/course/; "
+                       "no spaces, quotes, ';', ',', '?' or '#'")
     pyodide = check_mapping(top.get("pyodide", LineDict()), PYODIDE_KEYS, path, problems, "pyodide")
     if pyodide.get("source", "cdn") not in ("cdn", "local"):
         problems.error(path, top["pyodide"].line_of("source"),
                        f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}")
+    if climbs_out(pyodide.get("path", "")):  # by name only: node_modules may well be a link elsewhere
+        problems.error(path, top["pyodide"].line_of("path"), f"pyodide path {pyodide['path']!r} is outside the course",
+                       "name a folder inside the course, such as node_modules/pyodide")
     theme = check_mapping(top.get("theme", LineDict()), THEME_KEYS, path, problems, "theme")
     for key in ("accent", "accent_dark"):
         if key in theme and not HEX_COLOUR.match(theme[key]):
@@ -193,8 +206,7 @@ def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, t
 
 def _parse_units(entries, path: str, problems: Problems):
     """Yield UnitConfig for each well-formed entry of `units:`, reporting the rest."""
-    if not isinstance(entries, list):
-        problems.error(path, 1, "'units' must be a list")
+    if not isinstance(entries, list):  # reported by check_mapping
         return
     seen: dict[str, int] = {}
     for entry in entries:
@@ -245,11 +257,16 @@ def config_line(root: Path, key: str, indented: bool = False) -> int:
 
 
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:
-    """Return a file's text, or None (with a problem) when it is not UTF-8."""
+    """Return a file's text, or None (with a problem) when it cannot be read or is not UTF-8."""
     try:
-        return file.read_bytes().decode("utf-8")
+        data = file.read_bytes()
+    except OSError as err:
+        problems.error(shown, 1, f"cannot read '{shown}': {err.strerror or err}")
+        return None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = file.read_bytes()[: err.start].count(b"\n") + 1
-        problems.error(shown, line, f"file is not UTF-8 (byte 0x{file.read_bytes()[err.start]:02x} "
+        line = data[: err.start].count(b"\n") + 1
+        problems.error(shown, line, f"file is not UTF-8 (byte 0x{data[err.start]:02x} "
                                     f"at offset {err.start})", "save the file as UTF-8")
         return None

@@ -16,8 +16,9 @@ class Problem:
     severity: str = "error"  # "error" or "warning"
 
     def format(self) -> str:
-        """Return `path:line:col: message` with an indented hint line when there is one."""
-        where = f"{self.path}:{self.line}" + (f":{self.col}" if self.col else "")
+        """Return `path:line:col: message` (`name: message` for line 0, a setting outside the sources)
+        with an indented hint line when there is one."""
+        where = self.path if not self.line else f"{self.path}:{self.line}" + (f":{self.col}" if self.col else "")
         label = "" if self.severity == "error" else "warning: "
         text = f"{where}: {label}{self.message}"
         return text + (f"\n    hint: {self.hint}" if self.hint else "")

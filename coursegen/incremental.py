@@ -29,7 +29,7 @@ from .model import Page, Source
 from .parallel import map_in_two
 from .render import CompiledTemplates, make_environment, render_unit, unit_template
 
-MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: never in author text
+MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in author text (see split_marked)
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
 CALC_USE = re.compile(r"\{calc\}`")
 WIDGET_USE = re.compile(r"^\s*(`{3,}|~{3,})\s*widget\b", re.M)
@@ -94,7 +94,10 @@ class BuildCache:
 
     def read_text(self, file: Path, shown: str, problems: Problems) -> str | None:
         """Return a file's text like `config.read_text`, reading it again only when it changed on disk."""
-        stat = file.stat()
+        try:
+            stat = file.stat()
+        except OSError:  # gone since it was listed: read_text reports it
+            return read_text(file, shown, problems)
         stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
         cached = self._texts.get(file)
         if cached is not None and cached[0] == stamp:
@@ -199,10 +202,8 @@ class BuildCache:
         """Return each unit's page, re-rendering only those whose render key changed."""
         keys = [self.render_key(unit, course) for unit in units]
         todo = [(unit, key) for unit, key in zip(units, keys) if self.rendered.get(unit.slug, ((),))[0] != key]
-        marked_common = {**common, "asset": _marking(common["asset"])}
-
         def render(job) -> list[bytes]:
-            return MARKER.split(render_unit(env, job[0], course, marked_common))
+            return split_marked(lambda context: render_unit(env, job[0], course, context), common)
 
         # The first page of each template renders here before the work splits: Jinja compiles a
         # template and its partials on first use, and the fork then inherits them compiled.
@@ -214,7 +215,7 @@ class BuildCache:
         parts = {unit.slug: render((unit, key)) for unit, key in warm}
         parts.update((unit.slug, split) for (unit, _), split in zip(rest, map_in_two(render, rest, self.parallel)))
         for unit, key in todo:
-            self.rendered[unit.slug] = (key, parts[unit.slug])
+            self.rendered[unit.slug] = (_kept(key, parts[unit.slug]), parts[unit.slug])
         self.rerendered += [unit.slug for unit, _ in todo]
         return [self.filled_page(unit.slug, common["asset"]) for unit in units]
 
@@ -225,7 +226,8 @@ class BuildCache:
         """
         key = ("course page", self._shared["render"])
         if self.rendered.get(name, ((),))[0] != key:
-            self.rendered[name] = (key, MARKER.split(render({**common, "asset": _marking(common["asset"])})))
+            split = split_marked(render, common)
+            self.rendered[name] = (_kept(key, split), split)
             self.rerendered.append(name)
         return self.filled_page(name, common["asset"])
 
@@ -248,10 +250,33 @@ class BuildCache:
         return filled[2]
 
 
-def _marking(asset):
-    """Return an `asset(name)` that checks the name but answers with a marker for later."""
+class Unmarked(list):
+    """A page rendered with its asset URLs in place, as one part: its text holds a marker character."""
+
+
+def split_marked(render, common: dict) -> list[bytes]:
+    """Return `render(context)` split at its asset markers: text, asset name, text, …, text.
+
+    A page whose own text holds a marker character (an icon font's private-use code point) cannot
+    be split safely: it is rendered again with the real URLs and kept as one Unmarked part.
+    """
+    names: list[str] = []
+    page = render({**common, "asset": _marking(common["asset"], names)})
+    if page.count(MARK_OPEN.encode()) == page.count(MARK_CLOSE.encode()) == len(names):
+        return MARKER.split(page)
+    return Unmarked([render(common)])
+
+
+def _kept(key: tuple, split: list[bytes]):
+    """Return the render key to keep for a split page; an Unmarked one holds this build's URLs, so none."""
+    return None if isinstance(split, Unmarked) else key
+
+
+def _marking(asset, names: list[str]):
+    """Return an `asset(name)` that checks the name but answers with a marker for later (noted in `names`)."""
     def marked(name: str) -> str:
         asset(name)  # a missing asset is still a template error, as without the cache
+        names.append(name)
         return f"{MARK_OPEN}{name}{MARK_CLOSE}"
     return marked
 

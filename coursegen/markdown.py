@@ -6,6 +6,7 @@ Problems are recorded in `env["problems"]` with the token's line; nothing raises
 """
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.anchors.index import slugify
 from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
@@ -22,6 +24,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from .errors import Problems, did_you_mean
 from .model import Heading, Link, Page, Source
+from .paths import OUTSIDE_HINT, inside_course
 from .yamlio import YamlError, load_yaml
 
 FRONT_MATTER_KEYS = {"title": str, "summary": str, "kicker": str, "lede": str,
@@ -45,7 +48,7 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
     md.use(dollarmath_plugin, renderer=render_math, allow_space=False, allow_digits=False)
-    md.use(anchors_plugin, min_level=2, max_level=4)
+    md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
     md.renderer.fence_handlers = {}  # fence name → handler(token, env) -> html
     md.block_names = set()  # names of ::: blocks, for the misspelled-block check
     # name → analyse(html, source): per-page work of later stages, done while parsing so that it
@@ -55,6 +58,7 @@ def make_markdown(extensions=()) -> MarkdownIt:
     for extension in extensions:
         if hasattr(extension, "install"):  # every part of the extension protocol is optional
             extension.install(md)
+    md.core.ruler.before("text_join", "footnote_refs", _check_footnote_refs)  # escapes are still apart then
     md.core.ruler.push("course_links", _resolve_links)
     md.core.ruler.push("course_checks", _check_blocks_and_math)
     return md
@@ -65,7 +69,7 @@ def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Pr
     env = {"path": source.path, "problems": problems, "ctx": ctx, "source": source,
            "links": [], "assets": [], "widgets": [], "questions": []}
     tokens = md.parse(source.text, env)
-    meta = _front_matter(tokens, source.path, problems)
+    meta = _front_matter(tokens, source.path, problems, ctx.root)
     html = md.renderer.render(tokens, md.options, env)
     if not html.strip() or not any(t.type not in ("front_matter",) for t in tokens):
         problems.error(source.path, 1, "this unit has no content below its front matter",
@@ -76,6 +80,11 @@ def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Pr
                 derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()})
 
 
+def heading_slug(title: str) -> str:
+    """Return a heading's anchor: GitHub's slug of its text, or 'section' for text with no letters ('## ???')."""
+    return slugify(title) or "section"
+
+
 ID_ATTR = re.compile(r'\sid="([^"]+)"')
 
 
@@ -84,7 +93,7 @@ def element_ids(html: str, _source=None) -> frozenset[str]:
     return frozenset(ID_ATTR.findall(html))
 
 
-def _front_matter(tokens, path: str, problems: Problems) -> dict:
+def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
     """Return validated front matter from the first token (defaults where unusable), recording problems."""
     meta = dict(FRONT_MATTER_DEFAULTS)
     if not tokens or tokens[0].type != "front_matter":
@@ -250,12 +259,42 @@ def _resolve_links(state) -> None:
     ctx: ParseContext = env["ctx"]
     base = posixpath.dirname(env["path"])
     for block in state.tokens:
-        for token in block.children or ():
-            line = (block.map[0] + 1) if block.map else 1
+        for token, line in child_lines(block):
             if token.type == "link_open":
                 token.attrSet("href", _resolve_href(token.attrGet("href") or "", base, line, env, ctx))
             elif token.type == "image":
                 token.attrSet("src", _resolve_image(token.attrGet("src") or "", base, line, env, ctx))
+
+
+def child_lines(block):
+    """Yield each inline child of a block token with its own 1-based line (a paragraph spans several)."""
+    line = (block.map[0] + 1) if block.map else 1
+    for token in block.children or ():
+        yield token, line
+        if token.type in ("softbreak", "hardbreak"):
+            line += 1
+        else:  # inline HTML and math may span lines too
+            line += token.content.count("\n")
+
+
+FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\]")
+
+
+def _check_footnote_refs(state) -> None:
+    """Report `[^label]` left as text: a footnote referenced but never defined."""
+    if "[^" not in state.src:
+        return
+    for block in state.tokens:
+        if block.type != "inline" or "[^" not in block.content:
+            continue
+        # Adjacent text tokens, read together: the parser splits '[^nope]' at its brackets.
+        for is_text, run in itertools.groupby(child_lines(block), key=lambda pair: pair[0].type == "text"):
+            run = list(run)
+            for match in FOOTNOTE_REF.finditer("".join(token.content for token, _ in run) if is_text else ""):
+                label = match.group(1)
+                state.env["problems"].error(state.env["path"], run[0][1], f"footnote '[^{label}]' is never defined",
+                                            f"add a line '[^{label}]: the note' below the paragraph, "
+                                            "or write '\\[^' to show the brackets as text")
 
 
 def _is_external(href: str) -> bool:
@@ -283,6 +322,9 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
     if _is_external(src):
         return src
     path = posixpath.normpath(posixpath.join(base, src))
+    if inside_course(ctx.root, path) is None:
+        env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
+        return src
     if not (ctx.root / path).is_file():
         env["problems"].error(env["path"], line, f"image '{src}' not found (looked for '{path}')")
         return src
@@ -292,7 +334,7 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
 
 
 def _check_blocks_and_math(state) -> None:
-    """Report misspelled `:::` blocks, unclosed ones, and math latex2mathml cannot read."""
+    """Report misspelled `:::` blocks, unclosed ones, unclosed HTML comments, and math latex2mathml cannot read."""
     env, lines = state.env, None
     problems, path = env["problems"], env["path"]
     has_math = "$" in state.src  # every math token comes from a '$': most tokens need no look
@@ -312,6 +354,9 @@ def _check_blocks_and_math(state) -> None:
             if not (closing.startswith(":::") and not closing.strip(":").strip()):
                 problems.error(path, line, f"block '{token.markup} {token.info.strip()}' is never closed",
                                f"end it with a line of {token.markup}")
+        elif token.type == "html_block" and token.content.rfind("<!--") > token.content.rfind("-->"):
+            problems.error(path, line, "HTML comment '<!--' is never closed",
+                           "end it with '-->'; a browser hides everything after it, the page's end included")
         if has_math and (token.type.startswith("math_block") or token.type == "inline"):
             for item in (token,) if token.type != "inline" else token.children or ():
                 if item.type.startswith("math_") and item.content.strip():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from .extensions import course_extensions
 from .link import link_course
 from .incremental import BuildCache, uses_author_code
 from .markdown import ParseContext
+from .paths import COURSE_INPUTS, check_course_files
 from .render import RenderOptions, missing_templates, render_site, template_problem
 from .sources import load_sources
 
@@ -61,7 +63,14 @@ def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildC
 
 def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     problems = Problems()
+    check_environment(problems)
+    check_course_files(root, problems)  # before any read: a FIFO would block it, a link would publish /etc
+    problems.raise_if_errors()
     config = cache.load_config(root, problems)
+    if config and config.python.package not in COURSE_INPUTS:  # the course's own Python, named in course.yaml
+        check_course_files(root, problems, names=(config.python.package,))
+    if config is None or not config.units:  # every page would report follow-on problems: show the cause alone
+        problems.raise_if_errors()
     if config and options.offline:
         config = offline.self_hosted(config)
     sources = load_sources(root, problems, read=cache.read_text)
@@ -112,6 +121,18 @@ def collector_paused():
     finally:
         if was_enabled:
             gc.enable()
+
+
+LATEST_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: dates print with four-digit years
+
+
+def check_environment(problems: Problems) -> None:
+    """Report a SOURCE_DATE_EPOCH (reproducible builds' fixed date) that is not a time the build can use."""
+    stamp = os.environ.get("SOURCE_DATE_EPOCH")
+    if stamp is not None and not (stamp.strip().isascii() and stamp.strip().isdigit()
+                                  and int(stamp) <= LATEST_EPOCH):
+        problems.error("SOURCE_DATE_EPOCH", 0, f"must be a whole number of seconds since 1970-01-01, found {stamp!r}",
+                       "set it to e.g. $(git log -1 --format=%ct), or unset it")
 
 
 def all_extensions(root: Path, config, problems: Problems) -> tuple:

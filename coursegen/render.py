@@ -14,6 +14,7 @@ from . import appearance, csp, theme
 from .assets import Assets, load_theme_assets
 from .errors import Problem
 from .model import Course, Unit
+from .paths import climbs_out
 
 
 @dataclass(frozen=True)
@@ -124,9 +125,13 @@ def missing_templates(course: Course, root: Path, problems) -> None:
     """Report each unit whose front matter names a template that neither the course nor the theme has."""
     for unit in course.written:
         name = unit.page.meta.get("template")
-        if name and theme.find(root, name) is None:
-            source = unit.page.source
-            line = next((n for n, row in enumerate(source.text.splitlines(), 1) if row.startswith("template:")), 1)
+        if not name:
+            continue
+        source = unit.page.source
+        line = next((n for n, row in enumerate(source.text.splitlines(), 1) if row.startswith("template:")), 1)
+        if climbs_out(name):
+            problems.error(source.path, line, f"'{name}' is outside the course", "name a template by its file name")
+        elif theme.find(root, name) is None:
             problems.error(source.path, line, f"template '{name}' is in neither templates/ nor the theme",
                            "add templates/" + name + ", or name one of the theme's templates, e.g. lesson.html")
 

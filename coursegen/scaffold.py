@@ -19,6 +19,7 @@ from ruamel.yaml import YAML
 
 from .config import CONFIG_NAME, SLUG, load_config
 from .errors import ContentError, Problem, Problems
+from .paths import check_course_files
 from .sources import NUMBER_PREFIX, SOURCE_DIRS, slug_of
 
 SKELETONS = Path(__file__).with_name("skeletons")
@@ -54,6 +55,8 @@ def fail(path: str, line: int, message: str, hint: str = ""):
 def new_unit(root: Path, kind: str, title: str, slug: str = "", part: str = "") -> NewUnit:
     """Create the source for a new unit and list it in course.yaml; raise ContentError if it cannot."""
     problems = Problems()
+    check_course_files(root, problems)  # it writes course.yaml and lessons/: never through a link to elsewhere
+    problems.raise_if_errors()
     config = load_config(root, problems, require_units=False)  # a new course lists no units yet
     problems.raise_if_errors()
     slug = slug or slugify(title)

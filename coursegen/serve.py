@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 import traceback
+import urllib.parse
 from pathlib import Path
 
 from . import livereload
@@ -25,14 +26,50 @@ from .write import update_site, write_site
 
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+MAX_PATH = 4096  # longer request paths name no file of a site (and some would fail as file names)
+
+
+def is_local_host(host: str, port: int) -> bool:
+    """Return whether a Host header names this machine's loopback (and, if it names one, our port).
+
+    A page on another site can resolve its own name to 127.0.0.1 ("DNS rebinding") and then
+    read this server as its own origin; its requests still carry that other name as Host.
+    """
+    try:
+        parts = urllib.parse.urlsplit("//" + host.strip())
+        given = parts.port
+    except ValueError:  # a port that is no number
+        return False
+    return (parts.netloc == host.strip() and "@" not in host and not parts.path
+            and parts.hostname in LOCAL_HOSTS and given in (None, port))
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Static file handler that knows module and WebAssembly types and logs nothing per request."""
+    """Static file handler that knows module and WebAssembly types and logs nothing per request.
+
+    It answers only requests addressed to the loopback by name or number, and refuses paths
+    that cannot name a file (a NUL byte, a path of many kilobytes) before touching the disk.
+    """
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
                       ".json": "application/json", ".whl": "application/zip"}
+
+    def parse_request(self) -> bool:
+        """Read the request line and headers; answer 421, 414 or 400 to what this server will not serve."""
+        if not super().parse_request():
+            return False
+        host = self.headers.get("Host")
+        if host is not None and not is_local_host(host, self.server.server_address[1]):
+            self.send_error(421, "Misdirected Request", "this development server answers only to 127.0.0.1 and localhost")
+        elif len(self.path) > MAX_PATH:
+            self.send_error(414)
+        elif "\0" in urllib.parse.unquote(self.path):
+            self.send_error(400, "Bad Request", "the path holds a NUL byte")
+        else:
+            return True
+        return False
 
     def send_error(self, code, message=None, explain=None):
         """Answer a missing file with the site's own 404.html, as GitHub Pages does."""

@@ -26,7 +26,12 @@ def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]
     for folder, kind in SOURCE_DIRS.items():
         for file in sorted((root / folder).glob("*.md")):
             shown = file.relative_to(root).as_posix()
+            if not file.is_file():
+                problems.error(shown, 1, f"'{shown}' is a folder, not a Markdown file",
+                               "rename the folder so its name does not end in .md")
+                continue
             text = read(file, shown, problems)
-            if text is not None:
-                sources.append(Source(shown, text.replace("\r\n", "\n"), kind, slug_of(file)))
+            if text is not None:  # a byte-order mark is no part of the text (editors on Windows add one)
+                text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+                sources.append(Source(shown, text, kind, slug_of(file)))
     return sources

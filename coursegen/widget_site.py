@@ -107,7 +107,8 @@ def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
             raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
                             f"{fetch}, or set pyodide.path to a Pyodide distribution")
         wanted = RUNTIME_FILES + package_files(dist, packages)
-        files = {LOCAL_DIR + name: dist / name for name in wanted if (dist / name).is_file()}
+        files = {LOCAL_DIR + name: dist / name for name in wanted  # a lock file's names are plain file names
+                 if "/" not in name and name not in ("", ".", "..") and (dist / name).is_file()}
         return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files)
     return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
 

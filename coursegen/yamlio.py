@@ -15,13 +15,45 @@ class LineDict(dict):
         return self.lines.get(key, self.line)
 
 
+MAX_INT_DIGITS = 100
+
+
+class RefusedYaml(yaml.MarkedYAMLError):
+    """YAML that parses but that the build refuses: aliases, duplicate keys, endless integers."""
+
+
+def _refuse(node, message: str):
+    return RefusedYaml(problem=message, problem_mark=node.start_mark)
+
+
 class _LineMixin:
+    def construct_object(self, node, deep=False):
+        # A node met twice is an alias ('*name'). A few lines of aliases to aliases stand for
+        # billions of values ("billion laughs"); course files have no need of them.
+        if node in self.constructed_objects or node in self.recursive_objects:
+            raise _refuse(node, "YAML anchors and aliases ('&name', '*name') are not supported; write the value out")
+        return super().construct_object(node, deep)
+
     def construct_mapping(self, node, deep=False):
+        merges = any(k.tag == "tag:yaml.org,2002:merge" for k, _ in node.value)
         mapping = LineDict(super().construct_mapping(node, deep=True))
         mapping.line = node.start_mark.line + 1
-        mapping.lines = {self.construct_object(k, deep=True): k.start_mark.line + 1
-                         for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+        mapping.lines = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key = self.constructed_objects[key_node]
+                if key in mapping.lines and not merges:
+                    above = key_node.start_mark.line + 1 - mapping.lines[key]
+                    raise _refuse(key_node, f"duplicate key '{key}': it is also set {above} "
+                                            f"line{'s' if above > 1 else ''} above")
+                mapping.lines[key] = key_node.start_mark.line + 1
         return mapping
+
+    def construct_yaml_int(self, node):
+        # Python refuses to read or print integers of more than 4300 digits; no course needs 100.
+        if len(node.value) > MAX_INT_DIGITS:
+            raise _refuse(node, f"integer '{node.value[:20]}…' has more than {MAX_INT_DIGITS} digits")
+        return super().construct_yaml_int(node)
 
 
 class _LineLoader(_LineMixin, yaml.SafeLoader):
@@ -34,6 +66,7 @@ class _FastLineLoader(_LineMixin, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 for _loader in (_LineLoader, _FastLineLoader):
     _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _loader.construct_mapping)
+    _loader.add_constructor("tag:yaml.org,2002:int", _loader.construct_yaml_int)
 
 
 class YamlError(ValueError):
@@ -50,21 +83,29 @@ def load_yaml(text: str, first_line: int = 1):
         for number, row in enumerate(text.splitlines(), first_line):
             if "\t" in row[: len(row) - len(row.lstrip())]:
                 raise YamlError(number, "YAML indentation uses a tab; indent with spaces")
-    try:  # the fast loader first; on any error the pure-Python one below gives the usual message
-        data = yaml.load(text, Loader=_FastLineLoader)  # noqa: S506 - SafeLoader subclass
-        _shift(data, first_line - 1)
-        return data
+    try:  # the fast loader first; on a YAML error the pure-Python one below gives the usual message
+        return _load(text, _FastLineLoader, first_line)
     except yaml.YAMLError:
         pass
     try:
-        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+        return _load(text, _LineLoader, first_line)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = (mark.line if mark else 0) + first_line
         raise YamlError(line, f"malformed YAML: {err.problem or err.context}") from None
     except yaml.YAMLError as err:
         raise YamlError(first_line, f"malformed YAML: {err}") from None
-    _shift(data, first_line - 1)
+
+
+def _load(text: str, loader, first_line: int):
+    """Return the document read by `loader`; what the build refuses raises YamlError, other YAML errors pass."""
+    try:
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclasses
+        _shift(data, first_line - 1)
+    except RefusedYaml as err:
+        raise YamlError(err.problem_mark.line + first_line, err.problem) from None
+    except RecursionError:
+        raise YamlError(first_line, "YAML nested too deeply") from None
     return data
 
 

@@ -1,27 +1,32 @@
-"""Every catalogued bad input: its message and line, exit status 1, no traceback, site/ untouched."""
+"""Every catalogued bad input: its message and line, exit status 1, no traceback, site/ untouched, bounded time."""
 from __future__ import annotations
 
+import os
+import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 from helpers import FIXTURES, run_cli
+from coursegen.cli import main as cli_main
 
 CASES = yaml.safe_load((FIXTURES / "bad" / "cases.yaml").read_text())
+TIME_BOUND = 30  # seconds: generous, so not a timing test, but a build that hangs fails instead of blocking
 
 
 def apply_case(root: Path, case: dict) -> None:
-    """Make the edits a case describes inside a course copy: its own, then each under `also`."""
-    for edit in [case, *case.get("also", [])]:
-        apply_edit(root, edit)
-
-
-def apply_edit(root: Path, case: dict) -> None:
-    """Make one file edit inside a course copy."""
+    """Make the edit a case describes inside a course copy (its `also` edits first)."""
+    for edit in case.get("also", []):
+        apply_case(root, edit)
     target = root / case["file"]
     if case.get("delete"):
         target.unlink()
+        return
+    if "make" in case:
+        make_entry(target, case["make"], case.get("target", ""))
         return
     text = case.get("text")
     if text is None:
@@ -32,18 +37,62 @@ def apply_edit(root: Path, case: dict) -> None:
     target.write_bytes(text.encode(case.get("encoding", "utf-8")))
 
 
+def make_entry(target: Path, kind: str, link_to: str) -> None:
+    """Put a symbolic link (to `link_to`, taken as written), a FIFO or a folder where `target` is."""
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.is_dir():
+        shutil.rmtree(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "symlink":
+        target.symlink_to(link_to)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "dir":
+        target.mkdir()
+    else:
+        raise AssertionError(f"unknown make: {kind!r}")
+
+
+def run_bounded(capsys, *args) -> tuple[int, str, str]:
+    """Run the CLI like run_cli, but in a thread given TIME_BOUND seconds: a hang fails the test."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["status"] = cli_main([str(a) for a in args])
+        except SystemExit as exit_:
+            outcome["status"] = exit_.code
+        except BaseException as err:  # noqa: BLE001 - reported below with the test's failure
+            outcome["error"] = err
+    worker = threading.Thread(target=run, daemon=True)
+    started = time.monotonic()
+    worker.start()
+    worker.join(TIME_BOUND)
+    assert not worker.is_alive(), f"the build did not finish within {TIME_BOUND} s"
+    assert time.monotonic() - started < TIME_BOUND
+    if "error" in outcome:
+        raise outcome["error"]
+    captured = capsys.readouterr()
+    return outcome["status"], captured.out, captured.err
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_bad_input_is_reported_at_its_line_and_leaves_site_untouched(case, mini_course, capsys):
+def test_bad_input_is_reported_at_its_line_and_leaves_site_untouched(case, mini_course, capsys, monkeypatch):
     assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
     before = {p: p.read_bytes() for p in (mini_course / "site").rglob("*") if p.is_file()}
     apply_case(mini_course, case)
-    status, out, err = run_cli(capsys, "--root", mini_course, "build")
+    for name, value in case.get("env", {}).items():
+        monkeypatch.setenv(name, value)
+    status, out, err = run_bounded(capsys, "--root", mini_course, "build")
     assert status == 1
     assert "Traceback" not in err
     lines = err.splitlines()
     assert any(line.startswith(case["expect"]) for line in lines), err
     if "hint" in case:
         assert any(case["hint"] in line for line in lines if line.strip().startswith("hint:")), err
+    if "problems" in case:  # no follow-on problems
+        assert f"{case['problems']} problem(s); nothing was written" in lines, err
     after = {p: p.read_bytes() for p in (mini_course / "site").rglob("*") if p.is_file()}
     assert after == before
 
@@ -58,5 +107,5 @@ def test_all_problems_are_reported_at_once_sorted(mini_course, capsys):
 
 
 def test_the_bad_input_catalog_is_large_and_every_case_is_unique():
-    assert len(CASES) >= 15
+    assert len(CASES) >= 80
     assert len({c["name"] for c in CASES}) == len(CASES)

@@ -176,3 +176,92 @@ def test_the_cycle_collector_is_paused_during_a_build_and_back_after_it(mini_cou
     with pytest.raises(ContentError):
         build_site(tmp_path)  # no course.yaml
     assert gc.isenabled()
+
+
+def test_a_lesson_saved_with_a_byte_order_mark_builds_like_one_without(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    plain = build_site(mini_course).outputs
+    lesson.write_bytes(b"\xef\xbb\xbf" + lesson.read_bytes())
+    assert build_site(mini_course).outputs == plain
+
+
+def test_private_use_characters_in_the_text_are_published_as_written(mini_course):
+    """U+E000 and U+E001 are the render cache's own markers; text holding them must still come out intact."""
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here."))
+    from coursegen.incremental import BuildCache
+    cache = BuildCache(parallel=False)
+    for _ in range(2):  # the second build answers from the cache
+        page = build_site(mini_course, cache=cache).outputs["second.html"].decode()
+        assert "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here." in page
+        assert re.search(r'href="assets/style\.[0-9a-f]{10}\.css"', page)
+
+
+def test_a_heading_without_letters_gets_a_stable_non_empty_anchor(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "## ???\n\nMore.\n\n## !!!\n\nEven more."))
+    page = build_site(mini_course).outputs["second.html"].decode()
+    assert 'id=""' not in page
+    assert '<h2 id="section">' in page and '<h2 id="section-1">' in page
+
+
+def test_site_files_are_world_readable_whatever_the_umask(mini_course, capsys):
+    import os
+    previous = os.umask(0o077)
+    try:
+        assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    finally:
+        os.umask(previous)
+    site = mini_course / "site"
+    modes = {p.relative_to(site).as_posix(): p.stat().st_mode & 0o777 for p in [site, *site.rglob("*")]}
+    assert {mode for path, mode in modes.items() if (site / path).is_dir()} == {0o755}
+    assert {mode for path, mode in modes.items() if (site / path).is_file()} == {0o644}
+
+
+def test_leftovers_of_a_build_killed_mid_swap_are_removed_by_the_next(mini_course, capsys):
+    import os
+    dead = 2 ** 22 + 12345  # above Linux's largest process id: no process has it
+    for kind in ("staging", "retired"):
+        (mini_course / f".site.{kind}-{dead}" / "assets").mkdir(parents=True)
+    alive = mini_course / f".site.staging-{os.getppid()}"  # a running process: its build may be writing
+    alive.mkdir()
+    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    assert sorted(p.name for p in mini_course.glob(".site.*")) == [alive.name]
+
+
+def test_a_file_that_cannot_be_read_is_a_located_problem(tmp_path):
+    """Tests run as root, where chmod 000 still reads: a folder in the file's place fails the read instead."""
+    from coursegen.config import read_text
+    from coursegen.errors import Problems
+    problems = Problems()
+    (tmp_path / "lesson.md").mkdir()
+    assert read_text(tmp_path / "lesson.md", "lessons/lesson.md", problems) is None
+    assert [p.format() for p in problems.items] == ["lessons/lesson.md:1: cannot read 'lessons/lesson.md': Is a directory"]
+
+
+def test_a_site_folder_that_is_a_symbolic_link_is_replaced_and_its_target_left_alone(mini_course, tmp_path, capsys):
+    """A course may ship `site -> somewhere`: the build must not swap out (and delete) that somewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "precious.txt").write_text("keep me")
+    (mini_course / "site").symlink_to(elsewhere)
+    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    assert (elsewhere / "precious.txt").read_text() == "keep me"
+    assert not (mini_course / "site").is_symlink() and (mini_course / "site" / "first.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "mini"]
+
+
+def test_a_site_path_that_climbs_out_writes_nothing_anywhere(tmp_path):
+    from coursegen.write import update_site, write_site
+    import pytest
+    for bad in ("pyodide/../../escaped.txt", "/tmp/escaped.txt", ""):
+        with pytest.raises(ValueError):
+            write_site({"index.html": b"x", bad: b"y"}, tmp_path / "site")
+        with pytest.raises(ValueError):
+            update_site({"index.html": b"x", bad: b"y"}, {}, tmp_path / "site")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_build_out_creates_the_folders_above_the_site(mini_course, tmp_path, capsys):
+    assert run_cli(capsys, "--root", mini_course, "build", "--out", tmp_path / "new" / "folder")[0] == 0
+    assert (tmp_path / "new" / "folder" / "index.html").is_file()

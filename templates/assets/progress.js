@@ -9,7 +9,10 @@ const CARD_NUMBERS = ["stability", "difficulty", "elapsed_days", "scheduled_days
 const SAFE_URL = /^[a-z0-9]+(?:-[a-z0-9]+)*\.html(?:#[A-Za-z0-9_-]+)?$/;
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
-const entries = (value) => (isObject(value) ? Object.entries(value) : []);
+// Lookups by slug or question id go through `own`: a plain object would answer `constructor` or
+// `toString` from Object.prototype (a unit slugged `constructor` would show as visited).
+const entries = (value) => (isObject(value) ? Object.entries(value).filter(([key]) => key !== "__proto__") : []);
+export const own = (object, key) => (Object.hasOwn(object, key) ? object[key] : undefined);
 const isDate = (value) => typeof value === "string" && !Number.isNaN(Date.parse(value));
 
 /** Return the localStorage key of a course's progress. */
@@ -87,10 +90,10 @@ export function openStore(course, storage = browserStorage()) {
   };
   return {
     get data() { return data; },
-    record: (id) => data.questions[id] ?? {},
-    update(id, change) { data.questions[id] = { ...(data.questions[id] ?? {}), ...change }; save(); },
+    record: (id) => own(data.questions, id) ?? {},
+    update(id, change) { data.questions[id] = { ...(own(data.questions, id) ?? {}), ...change }; save(); },
     clear(id) { delete data.questions[id]; save(); },
-    visit(slug) { if (!data.visited[slug]) { data.visited[slug] = true; save(); } },
+    visit(slug) { if (!own(data.visited, slug)) { data.visited[slug] = true; save(); } },
     markReview(slug, done) { if (done) data.reviews[slug] = { done: true }; else delete data.reviews[slug]; save(); },
     exportText: () => JSON.stringify(data, null, 2),
     importText(text) {

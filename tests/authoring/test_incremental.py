@@ -189,3 +189,15 @@ def test_a_same_size_edit_in_the_same_clock_tick_is_seen_once_the_watcher_report
     os.utime(lesson, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as if saved within one clock tick
     cache.forget([lesson])
     assert "Second lessoN" in build_site(mini_course, cache=cache).outputs["second.html"].decode()
+
+
+def test_a_missing_front_matter_template_is_found_once_it_is_written(mini_course):
+    """A missing `template:` is reported until the template is written, then the page builds as from scratch."""
+    cache = BuildCache(parallel=False)
+    assert outcome(mini_course, cache)[0] == "ok"
+    lesson = mini_course / "lessons" / "02-second.md"
+    replace(lesson, "title: Second lesson", "title: Second lesson\ntemplate: wide.html")
+    cache.forget([lesson])
+    assert outcome(mini_course, cache)[1][0].startswith("lessons/02-second.md:3: template 'wide.html' is in neither templates/ nor the theme")
+    (mini_course / "templates" / "wide.html").write_text((mini_course / "templates" / "lesson.html").read_text())
+    assert outcome(mini_course, cache) == outcome(mini_course)

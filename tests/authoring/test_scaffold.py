@@ -77,3 +77,16 @@ def test_a_review_with_nothing_before_it_is_refused(tmp_path, capsys):
                                           "cafe-au-lait-2nd-edition"), ("  Gated -- MLA!  ", "gated-mla")])
 def test_slugs_are_made_from_titles(title, slug):
     assert slugify(title) == slug
+
+
+def test_new_never_writes_through_a_course_yaml_linked_from_outside(mini_course, tmp_path, capsys):
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text((mini_course / "course.yaml").read_text())
+    (mini_course / "course.yaml").unlink()
+    (mini_course / "course.yaml").symlink_to(outside)
+    before = outside.read_text()
+    status, _, err = run_cli(capsys, "--root", mini_course, "new", "lesson", "Fresh start")
+    assert status == 1
+    assert err.startswith("course.yaml:1: 'course.yaml' is outside the course")
+    assert outside.read_text() == before
+    assert not list((mini_course / "lessons").glob("*fresh-start*"))

@@ -208,3 +208,45 @@ def test_a_templates_folder_made_while_serving_overrides_the_theme_at_once(tmp_p
             time.sleep(0.05)
     finally:
         server.stop()
+
+
+def raw_request(url: str, path: str, host: str | None = None) -> tuple[int, bytes]:
+    """Send one GET with exactly this path and Host header (None: the server's own); return status and body."""
+    import socket
+    from urllib.parse import urlsplit
+    address = urlsplit(url)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        head = f"GET {path} HTTP/1.1\r\nHost: {host or address.netloc}\r\nConnection: close\r\n\r\n"
+        sock.sendall(head.encode("latin-1"))
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    status_line, _, rest = data.partition(b"\r\n")
+    return int(status_line.split()[1]), rest
+
+
+@pytest.mark.parametrize("path, status", [("/first.html%00.png", 400), ("/first.html\0", 400),
+                                          ("/" + "a" * 60_000, 414), ("/" + "a/" * 3000, 414)],
+                         ids=["escaped NUL", "raw NUL", "60 KB name", "6000 folders deep"])
+def test_a_path_that_names_no_file_is_refused_quietly(live, capfd, path, status):
+    server, _ = live
+    assert raw_request(server.url, path)[0] == status
+    assert raw_request(server.url, "/first.html")[0] == 200  # still serving
+    assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example",
+                                  "127.0.0.1:1", "user@127.0.0.1:{port}"])
+def test_a_request_for_another_host_name_is_refused(live, host):
+    """DNS rebinding: a foreign page whose name resolves to 127.0.0.1 must not read the server."""
+    server, _ = live
+    port = server.server.server_address[1]
+    assert raw_request(server.url, "/first.html", host.format(port=port))[0] == 421
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}", "localhost:{port}", "LOCALHOST", "[::1]:{port}", "127.0.0.1"])
+def test_the_loopback_by_name_or_number_is_served(live, host):
+    server, _ = live
+    port = server.server.server_address[1]
+    status, body = raw_request(server.url, "/first.html", host.format(port=port))
+    assert status == 200 and b"<html" in body

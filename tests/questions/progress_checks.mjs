@@ -9,6 +9,7 @@ const schedule = await import(new URL("review/schedule.js", assets));
 const choice = await import(new URL("review/choice.js", assets));
 const tally = await import(new URL("review/tally.js", assets));
 const fsrs = await import(new URL("vendor/ts-fsrs.js", assets));
+const marks = await import(new URL("review/marks.js", assets));
 
 function memoryStorage(initial = {}) {
   const items = { ...initial };
@@ -17,6 +18,31 @@ function memoryStorage(initial = {}) {
 
 const KEY = progress.storageKey("C");
 const checks = {
+  "a unit or question named like an Object.prototype member starts unvisited and unanswered"() {
+    const store = progress.openStore("C", memoryStorage());
+    for (const name of ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"]) {
+      assert.deepEqual(store.record(name), {});
+    }
+    let saved = 0;
+    const counting = { ...memoryStorage(), setItem: () => { saved += 1; } };
+    progress.openStore("C", counting).visit("constructor");
+    assert.equal(saved, 1, "visiting 'constructor' records a visit instead of finding one already there");
+    const clean = progress.sanitize(JSON.parse('{"format":"coursegen-progress","version":1,' +
+      '"questions":{"__proto__":{"score":"yes"}},"visited":{"__proto__":true}}'), "C");
+    assert.equal(Object.getPrototypeOf(clean.questions), Object.prototype);
+    assert.equal(progress.openStore("C", memoryStorage()).record("toString").score, undefined);
+  },
+  "the course map marks no unit slugged like an Object.prototype member in a fresh browser"() {
+    const marked = [];
+    const item = (unit) => ({ dataset: { unit }, querySelector: () => null, append() {},
+      classList: { toggle: (name, on) => { if (on) marked.push(unit); } } });
+    const root = { querySelectorAll: () => ["constructor", "toString", "kda"].map(item) };
+    const data = progress.emptyProgress("C");
+    data.visited.kda = true;
+    globalThis.document = { createElement: () => ({}) };  // the one DOM call markUnits makes for a marked unit
+    marks.markUnits(root, data);
+    assert.deepEqual(marked, ["kda"]);
+  },
   "a store saves answers and reads them back"() {
     const storage = memoryStorage();
     progress.openStore("C", storage).update("r/q", { text: "typed", score: "partly" });

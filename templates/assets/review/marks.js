@@ -5,7 +5,9 @@
 export function markUnits(root, data) {
   for (const item of root.querySelectorAll(".course-map-unit[data-unit], [data-progress-map] [data-unit]")) {
     const slug = item.dataset.unit;
-    const label = data.reviews[slug]?.done ? "review done" : data.visited[slug] ? "visited" : "";
+    // Own properties only: a slug such as `constructor` is no visit (Object.prototype has one).
+    const label = Object.hasOwn(data.reviews, slug) && data.reviews[slug].done ? "review done"
+      : Object.hasOwn(data.visited, slug) && data.visited[slug] === true ? "visited" : "";
     item.querySelector(".progress-visited")?.remove();
     item.classList.toggle("is-visited", Boolean(label));
     if (!label) continue;
