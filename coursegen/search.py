@@ -13,11 +13,13 @@ stays the only writer of `site/`.
 """
 from __future__ import annotations
 
+import hashlib
 import html as htmllib
 import json
 import re
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 BUNDLE = "pagefind"  # the site folder Pagefind's files go in; pagefind.js finds the rest beside itself
@@ -53,15 +55,21 @@ def pagefind_binary() -> str:
     return str(get_executable())
 
 
-def search_bundle(course) -> dict[str, bytes]:
-    """Return Pagefind's files for the course's published units, keyed by their site paths."""
-    language = course.config.language or "en"
+def indexed_pages(course, language: str) -> dict[str, str]:
+    """Return what Pagefind indexes: each published unit's indexed copy, keyed by its site path."""
+    return {unit.url: indexed_page(unit, language) for unit in course.written}
+
+
+def search_bundle(pages: dict[str, str], language: str) -> dict[str, bytes]:
+    """Return Pagefind's files for `pages` (from indexed_pages), keyed by their site paths."""
+    if not pages:  # Pagefind refuses to make an empty index; search then says it could not load
+        return {}
     with tempfile.TemporaryDirectory(prefix="coursegen-search-") as folder:
-        pages, bundle = Path(folder) / "pages", Path(folder) / BUNDLE
-        pages.mkdir()
-        for unit in course.written:
-            (pages / unit.url).write_text(indexed_page(unit, language), encoding="utf-8")
-        command = [pagefind_binary(), "--site", str(pages), "--output-path", str(bundle), "--silent",
+        copy, bundle = Path(folder) / "pages", Path(folder) / BUNDLE
+        copy.mkdir()
+        for url, html in pages.items():
+            (copy / url).write_text(html, encoding="utf-8")
+        command = [pagefind_binary(), "--site", str(copy), "--output-path", str(bundle), "--silent",
                    "--force-language", language, "--exclude-selectors", ", ".join(EXCLUDED)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
         if done.returncode:
@@ -79,6 +87,72 @@ def unused_wasm(files: dict[str, bytes]) -> set[str]:
     return {path for path in files if path.startswith(f"{BUNDLE}/wasm.") and path not in used}
 
 
+class BackgroundIndex:
+    """For `serve`: Pagefind runs beside the rebuilds instead of inside them, so a saved page shows at once.
+
+    The first build waits for its index. After that a build gets the newest finished index (the one
+    made from the pages before the edit) and hands its own pages to a thread; when their index is
+    done the thread calls `ready`, and serve rebuilds with nothing to parse or render and the new
+    index to write. Edits saved while Pagefind runs are indexed together in the next run.
+    """
+
+    def __init__(self, ready):
+        self.ready = ready
+        self.lock = threading.Lock()
+        self.made: tuple[str, dict[str, bytes]] | None = None  # (key, bundle) of the newest index
+        self.wanted: tuple[str, dict[str, str], str] | None = None  # (key, pages, language) asked for last
+        self.worker: threading.Thread | None = None
+
+    def bundle(self, pages: dict[str, str], language: str) -> dict[str, bytes]:
+        key = index_key(pages, language)
+        with self.lock:
+            if self.made is not None:
+                if self.made[0] != key:
+                    self.wanted = (key, pages, language)
+                    if self.worker is None or not self.worker.is_alive():
+                        self.worker = threading.Thread(target=self._work, daemon=True)
+                        self.worker.start()
+                return self.made[1]
+        bundle = search_bundle(pages, language)
+        with self.lock:
+            self.made = (key, bundle)
+        return bundle
+
+    def _work(self) -> None:
+        while True:
+            with self.lock:
+                if self.wanted is None or self.wanted[0] == self.made[0]:
+                    self.worker = None
+                    return
+                key, pages, language = self.wanted
+            bundle = search_bundle(pages, language)
+            with self.lock:
+                self.made = (key, bundle)
+            self.ready()
+
+
+def index_key(pages: dict[str, str], language: str) -> str:
+    """Return a digest of everything an index is made from."""
+    digest = hashlib.sha256(language.encode())
+    for url, html in pages.items():
+        digest.update(f"\0{url}\0{len(html)}\0".encode())
+        digest.update(html.encode())
+    return digest.hexdigest()
+
+
+BACKGROUND: dict[Path, BackgroundIndex] = {}  # course folder → its serve's index (see index_beside_rebuilds)
+
+
+def index_beside_rebuilds(root: Path, ready) -> None:
+    """Make builds of the course at `root` index in the background from now on (serve does)."""
+    BACKGROUND[Path(root).resolve()] = BackgroundIndex(ready)
+
+
+def index_within_builds(root: Path) -> None:
+    """Undo index_beside_rebuilds: builds of `root` wait for their index again."""
+    BACKGROUND.pop(Path(root).resolve(), None)
+
+
 def install(md) -> None:
     """Search adds no Markdown syntax (the pipeline calls install on every extension)."""
 
@@ -90,5 +164,8 @@ def add_files(course, root, assets, problems) -> None:
     and pagefind.js must keep its name to find them. Its URL stays out of every page's bytes, so
     editing one lesson in `serve` rewrites that lesson and the index, not all pages.
     """
-    assets.files.update(search_bundle(course))
+    language = course.config.language or "en"
+    pages = indexed_pages(course, language)
+    background = BACKGROUND.get(Path(root).resolve())
+    assets.files.update(background.bundle(pages, language) if background else search_bundle(pages, language))
     assets.urls[ENTRY] = ENTRY
