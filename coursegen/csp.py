@@ -1,8 +1,10 @@
 """Content-Security-Policy: a meta tag that allows exactly what the pages use, and nothing else.
 
 Scripts are our own files plus the one inline script (the theme set before first paint, so a dark
-page never flashes light), allowed by its hash. Pyodide needs WebAssembly compilation and, when it
-comes from the CDN, the one folder of its pinned version. Workers run our own files or blobs made from them.
+page never flashes light), allowed by its hash. Pyodide and Pagefind's search both compile WebAssembly
+('wasm-unsafe-eval' allows that and no eval of JavaScript); Pyodide, when it comes from the CDN,
+also needs the one folder of its pinned version. Pagefind fetches its index from the site itself.
+Workers run our own files or blobs made from them.
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ def directives(config, templates: Path) -> dict[str, list[str]]:
     base = [origin(config.base_url)] if config.base_url else []
     return {
         "default-src": ["'self'"],
-        "script-src": ["'self'", *inline, "'wasm-unsafe-eval'", *cdn],
+        "script-src": ["'self'", *inline, "'wasm-unsafe-eval'", *cdn],  # WebAssembly: Pyodide, Pagefind
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:"],
         "font-src": ["'self'"],

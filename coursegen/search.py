@@ -24,8 +24,9 @@ from pathlib import Path
 
 BUNDLE = "pagefind"  # the site folder Pagefind's files go in; pagefind.js finds the rest beside itself
 ENTRY = f"{BUNDLE}/pagefind.js"
-# Pagefind's own result UIs, its highlighting script and its playground: search.js is our UI.
-UNUSED = re.compile(r"pagefind-(ui|modular-ui|component-ui|highlight)\b|/playground/")
+# Pagefind's own result UIs, its highlighting script and its playground (search.js is our UI), and
+# its web worker (search.js runs Pagefind on the page's thread).
+UNUSED = re.compile(r"pagefind-(ui|modular-ui|component-ui|highlight|worker)\b|/playground/")
 # What stays out of the index: a search result must not give away a review's answer or a choice's
 # explanation; a widget's Python source and its live-run panel are the same words on every widget;
 # diagrams are drawings; footnote markers and buttons are no prose (Pagefind already skips scripts).
@@ -35,7 +36,7 @@ EXCLUDED = ("[data-answer]", "[class*=explanation]", "[data-widget-code]", "[dat
 # its kind label, so in the indexed copy that label becomes a heading with the question's id.
 QUESTION = re.compile(r'(<section\b[^>]*?\sid="([^"]+)"[^>]*\sdata-question="[^"]*"[^>]*>\s*)'
                       r'<p class="question-kind">(.*?)</p>', re.S)
-TIMEOUT = 600  # seconds: far more than a 2,000-page course takes (about 1 s); a hung binary fails the build
+TIMEOUT = 600  # seconds: far more than a 2,000-page course takes (5–10 s on two cores); a hung binary fails the build
 
 
 def indexed_page(unit, language: str) -> str:
@@ -51,7 +52,10 @@ def indexed_page(unit, language: str) -> str:
 
 def pagefind_binary() -> str:
     """Return the path of the Pagefind binary that the `pagefind-bin` package installs."""
-    from pagefind_bin import get_executable  # imported on first use: `check` never needs it
+    try:
+        from pagefind_bin import get_executable
+    except ImportError:  # a dependency (pyproject.toml): only a hand-made environment lacks it
+        raise RuntimeError("search needs the Pagefind binary: pip install 'pagefind-bin>=1.5,<2'") from None
     return str(get_executable())
 
 

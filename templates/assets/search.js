@@ -10,7 +10,9 @@ let asked = 0;  // the latest query's number: an older one finishing later must 
 
 async function loadEngine() {
   const pagefind = await import(new URL(dialog.dataset.searchLib, document.baseURI).href);
-  await pagefind.options({ excerptLength: 24 });
+  // On the page's own thread: a query's work takes milliseconds, and a worker would be one more
+  // script of Pagefind's (40 KB) to fetch before the first answer.
+  await pagefind.options({ excerptLength: 24, noWorker: true });
   await pagefind.init();
   return pagefind;
 }
@@ -61,10 +63,12 @@ function resultItem({ page, section }) {
 async function show(query) {
   if (!engine) return;  // still loading: "No results" would be wrong; open() shows them once it has the index
   const number = ++asked;
+  const started = performance.now();
   const list = dialog.querySelector("[data-search-results]");
   const status = dialog.querySelector("[data-search-status]");
   const { hits, more } = query.trim() ? await sections(query) : { hits: [], more: false };
   if (number !== asked) return;
+  performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));
   status.textContent = !query.trim() ? "" : hits.length === 0 ? `No results for “${query}”.`
     : `${hits.length}${more ? "+" : ""} result${hits.length === 1 ? "" : "s"} for “${query}”.`;
