@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generated_course import copy_engine_parts, write_course  # noqa: E402
 
 OLD = "2df0a4f"  # the last commit with the JSON corpus and MiniSearch
-QUERIES = ("gate", "matrix decay", "precision scale error")
+QUERIES = ("gate", "matrix decay", "precision scale error", "lesson 150")  # the last: a rare word
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Time the build in its own process, and within it the search index alone (whichever module makes it).
 BUILD = """
