@@ -5,6 +5,7 @@ const dialog = document.querySelector("[data-search]");
 const opener = document.querySelector("[data-search-open]");
 const PAGES = 8;  // pages whose fragments a query loads: the first results, not every page that matches
 const SHOWN = 20;  // sections listed at most
+const FAILED = "Search could not load. The course map lists every unit.";
 let engine = null;
 let asked = 0;  // the latest query's number: an older one finishing later must not replace its results
 
@@ -52,7 +53,7 @@ function resultItem({ page, section }) {
   link.textContent = section.anchor ? `${title} › ${section.title}` : title;
   const where = document.createElement("span");
   where.className = "search-hit-where";
-  where.textContent = page.meta.label;
+  where.textContent = page.meta.label ?? "";
   const text = document.createElement("p");
   text.className = "search-hit-text";
   text.append(...highlighted(section.excerpt));
@@ -66,7 +67,14 @@ async function show(query) {
   const started = performance.now();
   const list = dialog.querySelector("[data-search-results]");
   const status = dialog.querySelector("[data-search-status]");
-  const { hits, more } = query.trim() ? await sections(query) : { hits: [], more: false };
+  let found = { hits: [], more: false };
+  try {
+    if (query.trim()) found = await sections(query);
+  } catch {  // a chunk or fragment that could not be fetched (offline before the service worker had it)
+    if (number === asked) status.textContent = FAILED;
+    return;
+  }
+  const { hits, more } = found;
   if (number !== asked) return;
   performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));
@@ -87,7 +95,7 @@ async function open() {
       await show(input.value);
     } catch {
       engine = null;
-      status.textContent = "Search could not load. The course map lists every unit.";
+      status.textContent = FAILED;
     }
   }
 }

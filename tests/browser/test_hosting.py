@@ -190,6 +190,21 @@ def test_typing_before_the_index_arrives_says_loading_then_shows_the_results(min
     watch.assert_clean()
 
 
+def test_search_says_so_when_its_index_cannot_be_fetched(mini_site, context_factory, page_and_watch):
+    page = context_factory(service_workers="block").new_page()  # else its precache would answer
+    watch = type(page_and_watch[1])(page)  # conftest's PageWatch, not imported by a module name that clashes
+    page.route("**/pagefind/fragment/**", lambda route: route.abort())  # offline, never searched before
+    with serving(mini_site) as base:
+        page.goto(base + "second.html")
+        page.keyboard.press("/")
+        page.locator("[data-search] input").fill("callout")
+        expect(page.locator("[data-search-status]")).to_have_text(
+            "Search could not load. The course map lists every unit.")
+        expect(page.locator("[data-search-results] a")).to_have_count(0)
+    watch.errors = [e for e in watch.errors if "net::ERR_FAILED" not in e]  # the aborted fetch itself
+    watch.assert_clean()
+
+
 def test_the_header_and_page_do_not_move_when_scripts_show_the_header_buttons(mini_site, context_factory):
     # A phone-sized window, where the buttons' room decides whether the course title wraps.
     page = context_factory(viewport={"width": 412, "height": 823}).new_page()
