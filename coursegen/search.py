@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import html as htmllib
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -68,7 +69,7 @@ def search_bundle(pages: dict[str, str], language: str) -> dict[str, bytes]:
     """Return Pagefind's files for `pages` (from indexed_pages), keyed by their site paths."""
     if not pages:  # Pagefind refuses to make an empty index; search then says it could not load
         return {}
-    with tempfile.TemporaryDirectory(prefix="coursegen-search-") as folder:
+    with tempfile.TemporaryDirectory(prefix="coursegen-search-", dir=scratch_folder()) as folder:
         copy, bundle = Path(folder) / "pages", Path(folder) / BUNDLE
         copy.mkdir()
         for url, html in pages.items():
@@ -82,6 +83,17 @@ def search_bundle(pages: dict[str, str], language: str) -> dict[str, bytes]:
                  for file in sorted(bundle.rglob("*")) if file.is_file()}
     dropped = unused_wasm(files)
     return {path: data for path, data in files.items() if not UNUSED.search(path) and path not in dropped}
+
+
+def scratch_folder() -> str | None:
+    """Return where the temporary copy goes: memory (/dev/shm) unless TMPDIR says otherwise.
+
+    A copy for 2,000 pages is 4,000 files written once and deleted: on this machine's disk they
+    added 1.5–3 s to a 2,000-lesson build, in memory much less.
+    """
+    if os.environ.get("TMPDIR") or not os.access("/dev/shm", os.W_OK):
+        return None  # tempfile's own choice
+    return "/dev/shm"
 
 
 def unused_wasm(files: dict[str, bytes]) -> set[str]:
