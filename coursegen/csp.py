@@ -3,8 +3,10 @@
 `check_pages` warns about anything a page's own HTML loads that the policy would block.
 
 Scripts are our own files plus the one inline script (the theme set before first paint, so a dark
-page never flashes light), allowed by its hash. Pyodide needs WebAssembly compilation and, when it
-comes from the CDN, the one folder of its pinned version. Workers run our own files or blobs made from them.
+page never flashes light), allowed by its hash. Pyodide and Pagefind's search both compile WebAssembly
+('wasm-unsafe-eval' allows that and no eval of JavaScript); Pyodide, when it comes from the CDN,
+also needs the one folder of its pinned version. Pagefind fetches its index from the site itself.
+Workers run our own files or blobs made from them.
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def directives(config, root: Path, extra: dict | None = None) -> dict[str, list[
     base = [origin(config.base_url)] if config.base_url else []
     found = {
         "default-src": ["'self'"],
-        "script-src": ["'self'", *inline, "'wasm-unsafe-eval'", *cdn],
+        "script-src": ["'self'", *inline, "'wasm-unsafe-eval'", *cdn],  # WebAssembly: Pyodide, Pagefind
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:"],
         "font-src": ["'self'"],

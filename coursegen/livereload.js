@@ -7,8 +7,12 @@ const servedAt = Number(tag ? tag.dataset.coursegenBuild : 0);
 const here = decodeURIComponent(location.pathname.split("/").pop() || "index.html");
 let overlay = null;
 
+// The search index (written a moment after the pages it indexes) and the service worker (never
+// registered under serve) change nothing an open page shows.
+const UNSEEN = /^(pagefind\/|sw\.js$)/;
+
 function affectsThisPage(changed) {
-  return changed.some((path) => path === here || !path.endsWith(".html"));
+  return changed.some((path) => path === here || (!path.endsWith(".html") && !UNSEEN.test(path)));
 }
 
 function styled(element, style) {

@@ -52,7 +52,7 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.renderer.fence_handlers = {}  # fence name → handler(token, env) -> html
     md.block_names = set()  # names of ::: blocks, for the misspelled-block check
     # name → analyse(html, source): per-page work of later stages, done while parsing so that it
-    # runs in both processes of a large build and is cached with the page (search cuts pages into sections).
+    # runs in both processes of a large build and is cached with the page.
     md.page_analysers = {"ids": element_ids}  # the link stage checks anchors against these
     md.add_render_rule("fence", _render_fence)
     for extension in extensions:

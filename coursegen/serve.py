@@ -17,7 +17,7 @@ import traceback
 import urllib.parse
 from pathlib import Path
 
-from . import livereload
+from . import livereload, search
 from .errors import ContentError
 from .incremental import command_cache
 from .pipeline import BuildOptions, build_site
@@ -165,6 +165,8 @@ class LiveServer:
         handler = type("BoundLiveHandler", (LiveHandler,), {"channel": self.channel})
         self.server = make_server(self.site, port, handler)
         self.threads: list[threading.Thread] = []
+        self.building = threading.Lock()  # rebuilds come from the watcher and from the search index
+        search.index_beside_rebuilds(root, self._index_ready)  # an edited page shows before its index is made
 
     @property
     def url(self) -> str:
@@ -173,6 +175,10 @@ class LiveServer:
 
     def rebuild(self, changed: list[str] = ()) -> dict:
         """Build (incrementally), write what changed, publish and return the build event."""
+        with self.building:
+            return self._rebuild(changed)
+
+    def _rebuild(self, changed: list[str]) -> dict:
         started = time.perf_counter()
         self.cache.forget(self.root / path for path in changed)
         try:
@@ -192,6 +198,11 @@ class LiveServer:
                      + (f" after editing {', '.join(changed)}" if changed else ""))
         self.channel.publish(event)
         return event
+
+    def _index_ready(self) -> None:
+        """Write the search index made after the last rebuild (called from the indexing thread)."""
+        if not self.stopping.is_set():
+            self.rebuild()
 
     def _write(self, outputs: dict[str, bytes]) -> list[str]:
         """Write the site: whole the first time, then only the files that differ."""
@@ -229,6 +240,7 @@ class LiveServer:
     def stop(self) -> None:
         """Stop watching and serving; end the event streams."""
         self.stopping.set()
+        search.index_within_builds(self.root)
         self.channel.close()
         self.server.shutdown()
         self.server.server_close()

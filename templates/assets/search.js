@@ -1,56 +1,85 @@
-// Site search. The vendored MiniSearch and the build-time corpus load only when search first opens.
-// Open with the header button or "/", close with Escape; results link to the section that matches.
+// Site search with Pagefind. Its script loads only when search first opens, and each query then
+// fetches only the index chunks and page fragments it needs. Open with the header button or "/",
+// close with Escape; each result is one section of a page and links to it.
 const dialog = document.querySelector("[data-search]");
 const opener = document.querySelector("[data-search-open]");
-const SNIPPET = 160;
+const PAGES = 8;  // pages whose fragments a query loads: the first results, not every page that matches
+const SHOWN = 20;  // sections listed at most
+const FAILED = "Search could not load. The course map lists every unit.";
 let engine = null;
+let asked = 0;  // the latest query's number: an older one finishing later must not replace its results
 
 async function loadEngine() {
-  const base = document.baseURI;
-  const [{ default: MiniSearch }, corpus] = await Promise.all([
-    import(new URL(dialog.dataset.searchLib, base).href),
-    fetch(new URL(dialog.dataset.searchIndex, base), { cache: "no-cache" }).then((r) => r.json()),
-  ]);
-  const search = new MiniSearch({
-    fields: corpus.fields, storeFields: corpus.storeFields,
-    searchOptions: { prefix: true, fuzzy: 0.2, boost: { title: 2 }, combineWith: "AND" },
+  const pagefind = await import(new URL(dialog.dataset.searchLib, document.baseURI).href);
+  // On the page's own thread: a query's work is milliseconds on real prose (0.2 s at worst on the
+  // benchmark's 2,000 generated lessons), and a worker would be 40 KB more to fetch first.
+  await pagefind.options({ excerptLength: 24, noWorker: true });
+  await pagefind.init();
+  return pagefind;
+}
+
+function score(section) {
+  return section.weighted_locations.reduce((sum, location) => sum + location.balanced_score, 0);
+}
+
+async function sections(query) {
+  // Pagefind ranks pages; a page's sections (one per heading or question) are ranked by their own matches.
+  const found = await engine.search(query);
+  const pages = await Promise.all(found.results.slice(0, PAGES).map((result) => result.data()));
+  const hits = pages.flatMap((page) => page.sub_results.map((section) => ({ page, section })));
+  hits.sort((a, b) => score(b.section) - score(a.section));  // stable: equal scores keep the pages' order
+  return { hits: hits.slice(0, SHOWN), more: hits.length > SHOWN || found.results.length > PAGES };
+}
+
+function highlighted(excerpt) {
+  // Pagefind's excerpt is text with < and > escaped and <mark> around the matched words. Parsed
+  // in an inert <template>, only its text and those marks are kept: nothing in it can run or load.
+  const template = document.createElement("template");
+  template.innerHTML = excerpt;
+  return [...template.content.childNodes].map((node) => {
+    if (node.nodeName !== "MARK") return document.createTextNode(node.textContent);
+    const mark = document.createElement("mark");
+    mark.textContent = node.textContent;
+    return mark;
   });
-  search.addAll(corpus.documents);
-  return search;
 }
 
-function snippet(text, terms) {
-  const lower = text.toLowerCase();
-  const at = Math.min(...terms.map((t) => lower.indexOf(t)).filter((i) => i >= 0), text.length);
-  const start = at === text.length ? 0 : Math.max(0, at - 40);
-  const cut = text.slice(start, start + SNIPPET);
-  return (start ? "…" : "") + cut + (start + SNIPPET < text.length ? "…" : "");
-}
-
-function resultItem(hit) {
+function resultItem({ page, section }) {
   const item = document.createElement("li");
   const link = document.createElement("a");
-  link.href = new URL(hit.url, document.baseURI).href;
+  link.href = new URL(section.url, document.baseURI).href;
   link.className = "search-hit-title";
-  link.textContent = hit.title;
+  const title = page.meta.title;
+  link.textContent = section.anchor ? `${title} › ${section.title}` : title;
   const where = document.createElement("span");
   where.className = "search-hit-where";
-  where.textContent = hit.where;
+  where.textContent = page.meta.label ?? "";
   const text = document.createElement("p");
   text.className = "search-hit-text";
-  text.textContent = snippet(hit.text, hit.terms);
+  text.append(...highlighted(section.excerpt));
   item.append(link, " ", where, text);
   return item;
 }
 
-function show(query) {
+async function show(query) {
   if (!engine) return;  // still loading: "No results" would be wrong; open() shows them once it has the index
+  const number = ++asked;
+  const started = performance.now();
   const list = dialog.querySelector("[data-search-results]");
   const status = dialog.querySelector("[data-search-status]");
-  const hits = query.trim() ? engine.search(query).slice(0, 20) : [];
+  let found = { hits: [], more: false };
+  try {
+    if (query.trim()) found = await sections(query);
+  } catch {  // a chunk or fragment that could not be fetched (offline before the service worker had it)
+    if (number === asked) status.textContent = FAILED;
+    return;
+  }
+  const { hits, more } = found;
+  if (number !== asked) return;
+  performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));
   status.textContent = !query.trim() ? "" : hits.length === 0 ? `No results for “${query}”.`
-    : `${hits.length}${hits.length === 20 ? "+" : ""} result${hits.length === 1 ? "" : "s"} for “${query}”.`;
+    : `${hits.length}${more ? "+" : ""} result${hits.length === 1 ? "" : "s"} for “${query}”.`;
 }
 
 async function open() {
@@ -63,9 +92,10 @@ async function open() {
     try {
       engine = await loadEngine();
       status.textContent = "";
-      show(input.value);
+      await show(input.value);
     } catch {
-      status.textContent = "Search could not load. The course map lists every unit.";
+      engine = null;
+      status.textContent = FAILED;
     }
   }
 }

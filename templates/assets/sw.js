@@ -32,8 +32,10 @@ async function networkFirst(request) {
 
 async function cacheFirst(request) {
   // Hashed assets never change under one name; other files (media, Pyodide) are kept once fetched.
+  // Pagefind asks for its entry file with a query string that changes on every load (a cache
+  // buster): the copy this build precached is the one that matches its other files.
   const cache = await caches.open(CACHE);
-  const kept = await cache.match(request);
+  const kept = await cache.match(request, { ignoreSearch: true });
   if (kept) return kept;
   const response = await fetch(request);
   if (response.ok) cache.put(request, response.clone());

@@ -1,6 +1,7 @@
 """`serve` with a real server on a free port: rebuild on save, events to pages, errors that recover."""
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import signal
@@ -66,6 +67,24 @@ def test_a_saved_edit_is_rebuilt_announced_and_served(live, mini_course):
     page = fetch(server.url + "second.html")
     assert "Freshly edited text." in page
     assert f'src="{SCRIPT_PATH}" data-coursegen-build="{event["serial"]}"' in page
+
+
+def test_an_edit_is_served_at_once_and_its_search_index_is_written_just_after(live, mini_course):
+    server, events = live
+    first = events.next()
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "Zanzibarish words."))
+    edited = events.next_after(first["serial"])
+    assert "second.html" in edited["changed"]
+    assert not [path for path in edited["changed"] if path.startswith("pagefind/")]  # Pagefind did not hold it up
+    indexed = events.next_after(edited["serial"])
+    assert indexed["type"] == "built" and "pagefind/pagefind-entry.json" in indexed["changed"]
+    assert not [path for path in indexed["changed"] if path.endswith(".html")]
+    site = mini_course / "site"
+    fragments = [gzip.decompress(file.read_bytes()) for file in (site / "pagefind" / "fragment").iterdir()]
+    assert any(b"Zanzibarish" in fragment for fragment in fragments)
+    assert (site / "pagefind").exists() and build_site(mini_course).outputs["pagefind/pagefind-entry.json"] == \
+        (site / "pagefind" / "pagefind-entry.json").read_bytes()  # the same index a full build makes
 
 
 def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live, mini_course):

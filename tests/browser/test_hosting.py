@@ -1,6 +1,7 @@
 """Hosting in a real browser: a project sub-path, a 404 at any depth, offline reading, search."""
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections import Counter
@@ -102,27 +103,27 @@ def test_a_learner_who_visited_once_keeps_reading_reviewing_and_searching_offlin
     expect(page.locator("h1")).to_have_text("Check yourself")
     expect(page.locator("body")).to_have_css("margin", "0px")  # the stylesheet came too
     page.keyboard.press("/")
-    page.locator("[data-search] input").fill("definition")
-    page.locator("[data-search-status]", has_text="for “definition”").wait_for()
-    assert page.locator("[data-search-results] a").first.get_attribute("href").endswith("first.html#code-and-a-diagram")
-    page.locator("[data-search-results] a").first.click()
+    page.locator("[data-search] input").fill("definition")  # Pagefind's files come from the precache too
+    expect(page.locator("[data-search-status]")).to_contain_text("for “definition”")
+    first = page.locator("[data-search-results] a").first
+    expect(first).to_have_attribute("href", re.compile(r"first\.html#code-and-a-diagram$"))
+    first.click()
     expect(page.locator("h1")).to_have_text("First lesson")
     watch.assert_clean()
 
 
-def distinctive_words(documents: list[dict]) -> dict[str, str]:
-    """Return, for each page, the longest word of its text that no other page uses."""
+def distinctive_words(site) -> dict[str, str]:
+    """Return, for each page in Pagefind's index, the longest word of its text that no other page uses."""
     words = {}
-    for document in documents:
-        page = document["url"].split("#")[0]
-        words.setdefault(page, set()).update(w.lower() for w in re.findall(r"[A-Za-z]{4,}", document["text"]))
+    for file in (site / "pagefind" / "fragment").iterdir():
+        fragment = json.loads(gzip.decompress(file.read_bytes()).removeprefix(b"pagefind_dcd"))
+        words[fragment["url"].lstrip("/")] = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", fragment["content"])}
     counts = Counter(word for found in words.values() for word in found)
     return {page: max(sorted(w for w in found if counts[w] == 1), key=len) for page, found in words.items()}
 
 
 def test_search_finds_a_word_from_each_unit_and_links_to_its_section(mini_site, page_and_watch):
-    index = mini_site / "search-index.json"
-    words = distinctive_words(json.loads(index.read_text())["documents"])
+    words = distinctive_words(mini_site)
     assert set(words) == {"first.html", "second.html", "check.html"}
     page, watch = page_and_watch
     with serving(mini_site) as base:
@@ -132,12 +133,26 @@ def test_search_finds_a_word_from_each_unit_and_links_to_its_section(mini_site, 
             search = page.locator("[data-search] input")
             expect(search).to_be_focused()
             search.fill(word)
-            page.locator("[data-search-status]", has_text=f"for “{word}”").wait_for()
+            expect(page.locator("[data-search-status]")).to_contain_text(f"for “{word}”")
             first = page.locator("[data-search-results] a").first
             assert first.get_attribute("href").split("#")[0] == base + unit, word
+            expect(page.locator("[data-search-results] mark").first).to_have_text(re.compile(word, re.I))
             page.keyboard.press("Escape")
             # focus goes back to the Search button when the dialog's close event runs, a task later
             expect(page.locator("[data-search-open]")).to_be_focused()
+    watch.assert_clean()
+
+
+def test_a_result_names_its_page_and_section_and_marks_the_words_found(mini_site, page_and_watch):
+    page, watch = page_and_watch
+    with serving(mini_site) as base:
+        page.goto(base + "second.html")
+        page.keyboard.press("/")
+        page.locator("[data-search] input").fill("sub-section")
+        hit = page.locator("[data-search-results] li").first
+        expect(hit.locator("a")).to_have_text("Second lesson › A sub-section")
+        expect(hit.locator(".search-hit-where")).to_have_text("Lesson 2")
+        assert hit.locator("a").get_attribute("href") == base + "second.html#a-sub-section"
     watch.assert_clean()
 
 
@@ -148,10 +163,10 @@ def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(min
         page.get_by_role("button", name="Search").click()
         page.keyboard.type("zyxwvut")
         status = page.locator("[data-search-status]")
-        expect(status).to_have_text(re.compile(r"^No results"))
+        expect(status).to_have_text("No results for “zyxwvut”.")
         expect(status).to_have_attribute("aria-live", "polite")
         page.locator("[data-search] input").fill("callout")
-        page.locator("[data-search-status]", has_text="1 result for “callout”").wait_for()
+        expect(status).to_have_text("1 result for “callout”.")
         page.keyboard.press("Enter")
         page.wait_for_url(re.compile(r"first\.html#code-and-a-diagram$"))
     watch.assert_clean()
@@ -159,22 +174,36 @@ def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(min
 
 def test_typing_before_the_index_arrives_says_loading_then_shows_the_results(mini_site, page_and_watch):
     page, watch = page_and_watch
-    held = []  # the corpus request, answered only when the test says so: a slow network
-    page.route("**/search-index.json", lambda route: held.append(route))
-    page.clock.install()  # the page's timers run when the test moves the clock, not by waiting
+    held = []  # Pagefind's script, answered only when the test says so: a slow network
+    page.route("**/pagefind/pagefind.js", lambda route: held.append(route))
+    page.clock.install()  # the pause after typing runs when the test moves the clock on, not after a sleep
     with serving(mini_site) as base:
         page.goto(base + "second.html")
-        page.keyboard.press("/")
+        with page.expect_request("**/pagefind/pagefind.js"):
+            page.keyboard.press("/")
         page.keyboard.type("callout")
-        expect(page.locator("[data-search] input")).to_have_value("callout")
         page.clock.run_for(400)  # well past the 80 ms pause after typing that starts a search
         status = page.locator("[data-search-status]")
         expect(status).to_have_text("Loading the search index…")
-        assert held
-        assert page.locator("[data-search-results] a").count() == 0
+        expect(page.locator("[data-search-results] a")).to_have_count(0)
         held[0].continue_()
-        page.locator("[data-search-status]", has_text="1 result for “callout”").wait_for()
-        assert page.locator("[data-search-results] a").count() == 1
+        expect(status).to_have_text("1 result for “callout”.")
+        expect(page.locator("[data-search-results] a")).to_have_count(1)
+    watch.assert_clean()
+
+
+def test_search_says_so_when_its_index_cannot_be_fetched(mini_site, context_factory, page_and_watch):
+    page = context_factory(service_workers="block").new_page()  # else its precache would answer
+    watch = type(page_and_watch[1])(page)  # conftest's PageWatch, not imported by a module name that clashes
+    page.route("**/pagefind/fragment/**", lambda route: route.abort())  # offline, never searched before
+    with serving(mini_site) as base:
+        page.goto(base + "second.html")
+        page.keyboard.press("/")
+        page.locator("[data-search] input").fill("callout")
+        expect(page.locator("[data-search-status]")).to_have_text(
+            "Search could not load. The course map lists every unit.")
+        expect(page.locator("[data-search-results] a")).to_have_count(0)
+    watch.errors = [e for e in watch.errors if "net::ERR_FAILED" not in e]  # the aborted fetch itself
     watch.assert_clean()
 
 

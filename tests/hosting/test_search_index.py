@@ -1,97 +1,83 @@
-"""The search corpus written at build time: one document per section and per question, answers left out."""
+"""The search index Pagefind writes at build time: every published unit, its sections, answers left out."""
 from __future__ import annotations
 
+import gzip
 import json
+from types import SimpleNamespace
 
 from coursegen.markdown import ID_ATTR
 from coursegen.pipeline import build_site
-from coursegen.search import INDEX_NAME, STORED, page_sections
+from coursegen.search import BUNDLE, ENTRY, indexed_page
 
-PAGE = """
-<p>Opening words before any heading.</p>
-<h2 id="first-part">First <em>part</em></h2>
-<p>Alpha text.<br>Beta text.</p>
-<pre class="diagram" tabindex="0">[box] ──▶ [box]</pre>
-<script>var hidden = "scriptword";</script>
-<section class="question question-recall" id="q-why" data-question="why">
-<p class="question-kind">Free recall · lesson 1</p>
-<div class="question-prompt"><p>Why does gamma matter?</p></div>
-<details class="question-answer" data-answer><summary>Model answer</summary><p>Secretanswer here.</p></details>
-</section>
-<p>Delta text after the question.</p>
-<figure data-widget="w"><div data-widget-live><p>Showing results computed when built.</p></div>
-<details><summary>Show the Python</summary><div data-widget-code><pre>def run(): pass</pre></div></details></figure>
-<h3 id="second">Second</h3>
-<table><tr><td>cell</td><td>next</td></tr></table>
+QUESTION = """
+:::: recall {lessons: [1]}
+Which sentence of the first lesson names the secret ingredient?
+
+::: answer
+Secretanswer, never shown in search.
+:::
+::::
 """
 
 
-def test_a_page_is_cut_into_sections_at_its_anchored_headings():
-    sections = page_sections(PAGE, "The page", "lesson")
-    assert [(s.anchor, s.title, s.kind) for s in sections] == [
-        ("", "The page", "lesson"), ("first-part", "First part", "lesson"),
-        ("q-why", "Why does gamma matter?", "question"), ("second", "Second", "lesson")]
-    assert sections[0].text == "Opening words before any heading."
+def fragments(outputs: dict[str, bytes]) -> dict[str, dict]:
+    """Return Pagefind's page fragments by page URL (each is gzip, a signature, then JSON)."""
+    found = {}
+    for path, data in outputs.items():
+        if path.startswith(f"{BUNDLE}/fragment/"):
+            fragment = json.loads(gzip.decompress(data).removeprefix(b"pagefind_dcd"))
+            found[fragment["url"]] = fragment
+    return found
 
 
-def test_text_after_a_question_belongs_to_the_section_around_it():
-    first = page_sections(PAGE, "The page", "lesson")[1]
-    assert first.text == "Alpha text. Beta text. Delta text after the question. Show the Python"
+def with_a_question(course):
+    review = course / "reviews" / "03-check.md"
+    review.write_text(review.read_text() + QUESTION)
+    return course
 
 
-def test_scripts_diagrams_and_answers_stay_out_of_the_index_and_cells_stay_apart():
-    sections = page_sections(PAGE, "The page", "lesson")
-    everything = " ".join(s.text + " " + s.title for s in sections)
-    for hidden in ("scriptword", "Secretanswer", "──▶", "Model answer", "def run", "computed when built"):
+def test_a_question_is_headed_by_its_kind_label_in_the_copy_pagefind_indexes():
+    html = ('<h2 id="intro">Intro</h2><p>Text.</p>\n<section class="question question-recall" id="q-why" '
+            'data-question="why" data-kind="recall">\n<p class="question-kind">Free recall · lesson 1</p>\n'
+            '<div class="question-prompt"><p>Why?</p></div></section>')
+    unit = SimpleNamespace(title="A & B", label="Review 3", page=SimpleNamespace(html=html))
+    page = indexed_page(unit, "en")
+    assert '<main data-pagefind-body><h1>A &amp; B</h1><h2 id="intro">' in page
+    assert '<h6 id="q-why">Free recall · lesson 1</h6>' in page and "question-kind" not in page
+    assert '<meta data-pagefind-meta="label[content]" content="Review 3">' in page
+    assert page.startswith('<!doctype html><html lang="en">')
+
+
+def test_the_index_holds_every_published_unit_and_links_each_section_to_an_anchor_that_exists(mini_course):
+    outputs = build_site(with_a_question(mini_course)).outputs
+    pages = fragments(outputs)
+    assert set(pages) == {"/first.html", "/second.html", "/check.html"}
+    assert {page["meta"]["title"] for page in pages.values()} == {"First lesson", "Second lesson", "Check yourself"}
+    assert pages["/check.html"]["meta"]["label"] == "Review 3"
+    for url, page in pages.items():
+        ids = ID_ATTR.findall(outputs[url.lstrip("/")].decode())
+        headings = [anchor for anchor in page["anchors"] if anchor["element"].startswith("h")]
+        assert headings and all(anchor["id"] in ids for anchor in headings), url
+    question = [a for a in pages["/check.html"]["anchors"] if a["element"] == "h6"]
+    assert len(question) == 1 and question[0]["id"].startswith("q-") and "recall" in question[0]["text"].lower()
+    assert "secret ingredient" in pages["/check.html"]["content"]
+
+
+def test_answers_diagrams_and_footnote_markers_stay_out_of_the_index(mini_course):
+    outputs = build_site(with_a_question(mini_course)).outputs
+    assert "Secretanswer" in outputs["check.html"].decode()
+    everything = " ".join(page["content"] for page in fragments(outputs).values())
+    for hidden in ("Secretanswer", "Model answer", "──", "[1]"):
         assert hidden not in everything
-    assert sections[-1].text == "cell next"
 
 
-def test_a_question_keeps_its_kind_label_apart_from_its_text():
-    question = page_sections(PAGE, "The page", "lesson")[2]
-    assert question.label == "Free recall · lesson 1"
-    assert question.text == "Why does gamma matter?"
-
-
-def test_every_search_result_links_to_a_page_and_anchor_that_exist(mini_course):
+def test_the_bundle_is_only_what_search_js_loads(mini_course):
     outputs = build_site(mini_course).outputs
-    name = "search-index.json"
-    corpus = json.loads(outputs[name])
-    assert corpus["fields"] == ["title", "text"]
-    documents = corpus["documents"]
-    assert {d["url"].split("#")[0] for d in documents} == {"first.html", "second.html", "check.html"}
-    for document in documents:
-        page, _, anchor = document["url"].partition("#")
-        if anchor:
-            assert anchor in ID_ATTR.findall(outputs[page].decode()), document["url"]
-    assert [d["id"] for d in documents] == list(range(len(documents)))
-    assert INDEX_NAME == name
-
-
-def test_the_corpus_is_exactly_the_json_encoding_of_its_documents(mini_course):
-    """search_index assembles the JSON from per-unit pieces; it must equal encoding it in one go."""
-    outputs = build_site(mini_course).outputs
-    corpus = json.loads(outputs[INDEX_NAME])
-    assert corpus["documents"] and corpus["storeFields"] == STORED
-    assert outputs[INDEX_NAME] == json.dumps(corpus, ensure_ascii=False, separators=(",", ":"),
-                                              sort_keys=True).encode()
-    assert "·" in outputs[INDEX_NAME].decode()  # written as itself, not escaped
-
-
-TRICKY = """
-<!-- <h2 id="commented">Not a heading</h2> -->
-<h2 id="top">Top<sup class="footnote-ref"><a href="#fn1">[1]</a></sup> &amp; more</h2>
-<p>Seen <img data-zoom src="x.png" alt="">after an image.</p>
-<div data-answer><div><div>Deep answer</div></div><p>Still hidden</p></div>
-<p>Visible again, a&lt;b.</p>
-<section id="q-one" data-question="one"><p class="question-kind">Recall</p><p>Asked?</p>
-<div class="choice-explanation"><div>Why not</div></div></section>
-<p>After.</p>
-"""
-
-
-def test_nested_hidden_elements_void_tags_comments_and_footnotes_in_headings():
-    sections = page_sections(TRICKY, "Page", "lesson")
-    assert [(s.anchor, s.title) for s in sections] == [("top", "Top & more"), ("q-one", "Asked?")]
-    assert sections[0].text == "Seen after an image. Visible again, a<b. After."
-    assert (sections[1].label, sections[1].text) == ("Recall", "Asked?")
+    bundle = sorted(path for path in outputs if path.startswith(f"{BUNDLE}/"))
+    assert ENTRY in bundle and f"{BUNDLE}/pagefind-entry.json" in bundle
+    assert [path for path in bundle if "/wasm." in path] == [f"{BUNDLE}/wasm.en.pagefind"]
+    assert not [path for path in bundle if "-ui" in path or "highlight" in path or "playground" in path
+                or "worker" in path]
+    entry = json.loads(outputs[f"{BUNDLE}/pagefind-entry.json"])
+    assert list(entry["languages"]) == ["en"] and entry["languages"]["en"]["page_count"] == 3
+    assert f'data-search-lib="{ENTRY}"' in outputs["first.html"].decode()

@@ -73,7 +73,7 @@ def test_the_wheel_holds_the_engine_and_its_theme_and_no_course(wheel):
                 if p.is_file() and "__pycache__" not in p.parts}
     assert theme == expected  # every file of templates/, and nothing else
     assert {"base.html", "partials/header.html", "partials/footer.html", "assets/sw.js",
-            "assets/pyodide-worker.js", "assets/vendor/minisearch.js"} <= theme
+            "assets/pyodide-worker.js", "assets/search.js", "assets/vendor/ts-fsrs.js"} <= theme
     assert "coursegen/skeletons/course/widgets/growth-steps/widget.py" in names
 
 

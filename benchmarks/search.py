@@ -1,0 +1,188 @@
+"""Search on large courses: what the first query transfers and how fast queries answer, in headless Chromium.
+
+Run from the repository root:  python3 benchmarks/search.py [--lessons 200 2000] [--repeat 5]
+
+For each size, the same generated lessons (benchmarks/generated_course.py) are built twice: by this
+coursegen (Pagefind: index chunks and page fragments fetched per query) and by coursegen as it was
+at commit OLD (one JSON corpus fetched whole on the first search and indexed by MiniSearch in the
+browser), whose engine and theme are taken from git history into a temporary folder. Both sites are
+served from 127.0.0.1 by a plain static server, and Debian's Chromium opens a lesson in a fresh
+context (no cache, no service worker) for each query:
+
+- first query: from pressing "/" to the results, everything fetched counted (the search code, the
+  index, the fragments). Bytes are given as sent (a plain server) and gzip-compressed, as most
+  static hosts send JSON and JavaScript (Pagefind's index files are gzip already and are counted as they are);
+- again: the same query typed again once its fragments are loaded, median of --repeat: from typing
+  to the results as Playwright sees them (so with search.js's 80 ms pause after typing, in both),
+  and the search alone as search.js measures it (`performance.measure`; the old search.js has none);
+- build: the full build's time in this process and the share the search index takes.
+
+Nothing here is a test; the targets are under 300 KB for the first query on 2,000 lessons, under
+300 ms once fragments are loaded and under 25 % added to a full build.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import http.server
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generated_course import copy_engine_parts, write_course  # noqa: E402
+
+OLD = "2df0a4f"  # the last commit with the JSON corpus and MiniSearch
+QUERIES = ("gate", "matrix decay", "precision scale error", "lesson 150")  # the last: a rare word
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Time the build in its own process, and within it the search index alone (whichever module makes it).
+BUILD = """
+import sys, time
+from pathlib import Path
+from coursegen import pipeline, search
+name = "search_bundle" if hasattr(search, "search_bundle") else "search_index"
+made, spent = getattr(search, name), []
+def timed(*args):
+    started = time.perf_counter()
+    try:
+        return made(*args)
+    finally:
+        spent.append(time.perf_counter() - started)
+setattr(search, name, timed)
+from coursegen.write import write_site
+started = time.perf_counter()
+result = pipeline.build_site(Path(sys.argv[1]))
+write_site(result.outputs, Path(sys.argv[2]))
+print(time.perf_counter() - started, sum(spent))
+"""
+
+
+def old_engine(into: Path) -> Path:
+    """Extract coursegen at commit OLD (engine and theme) into `into`; return it."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", OLD, "coursegen", "templates", "widgets",
+                              "kernels"], check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def build(engine: Path, course: Path, site: Path) -> tuple[float, float]:
+    """Build `course` into `site` with the coursegen in `engine`; return (build seconds, search seconds)."""
+    environment = {**os.environ, "PYTHONPATH": str(engine)}
+    out = subprocess.run([sys.executable, "-c", BUILD, str(course), str(site)], check=True, capture_output=True,
+                         text=True, env=environment, cwd=engine)
+    total, search = out.stdout.split()
+    return float(total), float(search)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - signature from the base class
+        pass
+
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def sizes(site: Path, base: str, url: str) -> tuple[int, int]:
+    """Return the size of a fetched file as sent plain and as a gzip-compressing host would send it.
+
+    Read from the site folder: the browser reports no body size for some requests (a worker's script).
+    """
+    data = (site / url.removeprefix(base).split("?")[0]).read_bytes()
+    return len(data), (len(data) if data[:2] == b"\x1f\x8b" else len(gzip.compress(data, 6)))
+
+
+# The time search.js itself took for its last search (it marks each with performance.measure), when it does.
+LAST_SEARCH = """() => {
+  const marks = performance.getEntriesByName("coursegen:search");
+  return marks.length ? marks[marks.length - 1].duration / 1000 : NaN;
+}"""
+
+
+def measure(browser, site: Path, base: str, query: str, repeat: int) -> dict:
+    """Return the first query's bytes (plain, gzip) and seconds, and the median seconds of it again."""
+    context = browser.new_context(service_workers="block")
+    page = context.new_page()
+    page.goto(base + "lesson-1.html", wait_until="networkidle")  # only what search fetches is counted
+    fetched = []
+    page.on("requestfinished", lambda request: fetched.append(request))
+    status = page.locator("[data-search-status]")
+    started = time.perf_counter()
+    page.keyboard.press("/")
+    page.locator("[data-search] input").fill(query)
+    status.filter(has_text=f"for “{query}”").wait_for(timeout=600_000)
+    first = time.perf_counter() - started
+    fetched = [sizes(site, base, request.url) for request in fetched]
+    again, searching = [], []
+    for _ in range(repeat):
+        page.locator("[data-search] input").fill("")
+        status.filter(has_text="for").wait_for(state="detached")
+        started = time.perf_counter()
+        page.locator("[data-search] input").fill(query)
+        status.filter(has_text=f"for “{query}”").wait_for()
+        again.append(time.perf_counter() - started)
+        searching.append(page.evaluate(LAST_SEARCH))
+    context.close()
+    return {"plain": sum(s[0] for s in fetched), "gzip": sum(s[1] for s in fetched), "requests": len(fetched),
+            "first": first, "again": statistics.median(again), "search": statistics.median(searching)}
+
+
+def kib(size: int) -> str:
+    return f"{size / 1024:,.0f} KiB"
+
+
+def report(lessons: int, name: str, built: tuple[float, float], rows: list[dict]) -> None:
+    total, search = built
+    print(f"\n{lessons} lessons, {name}: build {total:.2f} s, of which the search index {search:.2f} s "
+          f"(+{100 * search / (total - search):.0f} % over the rest)")
+    print("| query | first query: fetched (plain / gzip) | requests | first query time | again: typing to results "
+          "/ the search itself, medians |")
+    print("|---|---:|---:|---:|---:|")
+    for query, row in zip(QUERIES, rows):
+        itself = "–" if row["search"] != row["search"] else f"{1000 * row['search']:,.0f} ms"  # NaN: not marked
+        print(f"| {query} | {kib(row['plain'])} / {kib(row['gzip'])} | {row['requests']} | "
+              f"{1000 * row['first']:,.0f} ms | {1000 * row['again']:,.0f} ms / {itself} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lessons", type=int, nargs="+", default=[200, 2000])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+    with tempfile.TemporaryDirectory(prefix="coursegen-search-bench-") as folder, sync_playwright() as playwright:
+        work = Path(folder)
+        engines = {"Pagefind (this coursegen)": REPO, f"JSON corpus + MiniSearch ({OLD})": old_engine(work / "old")}
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        for lessons in args.lessons:
+            for number, (name, engine) in enumerate(engines.items()):
+                course = write_course(work / f"course-{lessons}-{number}", lessons)
+                copy_engine_parts(engine, course)
+                site = work / f"site-{lessons}-{number}"
+                built = build(engine, course, site)
+                server, base = serve(site)
+                try:
+                    rows = [measure(browser, site, base, query, args.repeat) for query in QUERIES]
+                finally:
+                    server.shutdown()
+                report(lessons, name, built, rows)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
