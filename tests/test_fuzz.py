@@ -1,4 +1,4 @@
-"""Fuzzing `{calc}` expressions and widget fence parameters through whole builds.
+"""Fuzzing front matter, course.yaml, `{calc}` expressions and widget fence parameters through whole builds.
 
 Whatever the author writes, a build ends within a bound, with exit status 0, or 1 and every problem
 located at `path:line`; never a traceback, and a failed build leaves site/ as it was.
@@ -53,12 +53,24 @@ FENCES = st.tuples(st.sampled_from(["overflow-slider", "kda-chunkwise", "overflo
                    st.lists(WORDS, max_size=4)).map(lambda t: " ".join([t[0], *t[1]]))
 
 
-def build_with(course: tuple, capsys, text: str) -> None:
-    """Put `text` into lesson 2, build, and check the outcome is a success or located problems."""
+# YAML values as an author might type them, and as they should never break the build
+YAML_VALUES = st.one_of(
+    st.text(max_size=12), st.integers().map(str), st.floats().map(repr), st.sampled_from(
+        ["true", "no", "~", "[]", "{}", "[1, [2, [3]]]", "{a: 1, a: 2}", "*ref", "&ref x", "[", "{", "|", ">-", "'",
+         '"', "- item", ": :", "!!python/object/apply:os.system [ls]", "!!binary aGk=", "\ufeff", "\ue000x\ue001",
+         "9" * 5000, "2026-13-45", "0x1F", ".nan", "-.inf", "@x", "`tick`", "%TAG"]))
+YAML_LINES = st.lists(st.tuples(st.sampled_from(
+    ["title", "summary", "kicker", "lede", "draft", "number", "template", "titel", "units", "pyodide", "theme",
+     "limits", "python", "csp", "callouts", "extensions", "base_url", "language", "- slug", "  part", "", "a b",
+     "  - x", "? complex"]), YAML_VALUES).map(lambda kv: f"{kv[0]}: {kv[1]}"), max_size=5)
+
+
+def build_with(course: tuple, capsys, text: str, file: str = "lessons/02-second.md", whole: bool = False) -> None:
+    """Put `text` into lesson 2 (or write it as all of `file`), build, and check the outcome is a
+    success or located problems."""
     mini_course, original = course
-    lesson = mini_course / "lessons" / "02-second.md"
     before = {p: p.read_bytes() for p in (mini_course / "site").rglob("*") if p.is_file()}
-    lesson.write_text(original.replace("Text.", text))
+    (mini_course / file).write_text(text if whole else original.replace("Text.", text))
     started = time.perf_counter()
     status, _, err = run_cli(capsys, "--root", mini_course, "build")
     assert time.perf_counter() - started < BOUND
@@ -78,6 +90,12 @@ def built_mini(mini_course, capsys) -> tuple:
     return mini_course, (mini_course / "lessons" / "02-second.md").read_text()
 
 
+@pytest.fixture
+def config_text(built_mini) -> str:
+    """The mini course's course.yaml as it was (each example writes it afresh)."""
+    return (built_mini[0] / "course.yaml").read_text()
+
+
 @SETTINGS
 @given(role=ROLES)
 def test_any_calc_role_builds_or_is_a_located_problem(built_mini, capsys, role):
@@ -88,3 +106,24 @@ def test_any_calc_role_builds_or_is_a_located_problem(built_mini, capsys, role):
 @given(info=FENCES)
 def test_any_widget_fence_builds_or_is_a_located_problem(built_mini, capsys, info):
     build_with(built_mini, capsys, "```widget " + info.replace("`", "'") + "\n```")
+
+
+@SETTINGS
+@given(lines=YAML_LINES, keep_title=st.booleans())
+def test_any_front_matter_builds_or_is_a_located_problem(built_mini, capsys, lines, keep_title):
+    head = (["title: Second lesson"] if keep_title else []) + lines
+    build_with(built_mini, capsys, "---\n" + "\n".join(head) + "\n---\n\n## Details\n\nText.\n", whole=True)
+
+
+@SETTINGS
+@given(lines=YAML_LINES, where=st.sampled_from(["end", "units", "top"]))
+def test_any_course_yaml_builds_or_is_a_located_problem(built_mini, config_text, capsys, lines, where):
+    config = config_text
+    added = "\n".join(lines)
+    if where == "end":
+        config = config + added + "\n"
+    elif where == "units":
+        config = config.replace("units:\n", "units:\n" + "".join(f"  - {line}\n" for line in lines), 1)
+    else:
+        config = added + "\n" + config
+    build_with(built_mini, capsys, config, file="course.yaml", whole=True)
