@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -131,9 +132,19 @@ def allowed_by(url: str, sources: list[str], self_origin: str = "") -> bool:
     return False
 
 
+# A page can only load something the policy blocks through an address with a scheme (https:, data:),
+# a protocol-relative one (//host) or an entity-encoded one; a srcset or a <link> may hide one past
+# its start, and <object>/<embed> are refused wherever they point (object-src 'none'). Pages with none
+# of these (nearly all) skip the HTML parser, which took a third of a build otherwise.
+MAYBE_BLOCKED = re.compile(r"""\b(?:src|poster|data)\s*=\s*["']?\s*(?:[A-Za-z][A-Za-z0-9+.-]*:|//|&)"""
+                           r"|srcset|<link|<object|<embed", re.I)
+
+
 def blocked(page_html: str, found: dict[str, list[str]], self_origin: str = "") -> list[tuple[str, str]]:
     """Return (url, directive) for each resource in the HTML that the policy `found` would block."""
     out = []
+    if not MAYBE_BLOCKED.search(page_html):
+        return out  # only addresses of the site itself, which every directive allows ('self')
     for url, directive in resources(page_html):
         effective = directive if directive in found else FALLBACK.get(directive) if FALLBACK.get(directive) in found else "default-src"
         if not allowed_by(url, found.get(effective, []), self_origin):
