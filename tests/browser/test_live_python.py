@@ -153,3 +153,57 @@ def test_the_numpy_stage_fails_as_missing_from_the_site_and_a_second_boot_resume
         assert out["ran"] == {"type": "result", "id": 1, "json": '{"square": 25, "text": "5 squared is 25"}'}
         assert count(requests, "/pyodide/pyodide.asm.wasm") == 1
         watch.assert_clean()
+
+
+def _corrupt_loader(site: Path) -> None:
+    loader = site / "pyodide" / "pyodide.mjs"
+    loader.write_bytes(loader.read_bytes() + b"\n// changed after the build\n")
+
+
+def _remove(pattern: str):
+    return lambda site: [path.unlink() for path in site.glob(pattern)]
+
+
+@pytest.mark.parametrize("damage, sentence, reason", [
+    (_corrupt_loader, "the Python runtime failed its integrity check (the file is not the one this site was built with)",
+     r"^runtime integrity: http://[^ ]+/pyodide/pyodide\.mjs does not match its SRI sha384-"),
+    (_remove("pyodide/python_stdlib.zip"), "the Python runtime is missing from this site",
+     r"^runtime missing: http://[^ ]+/pyodide/python_stdlib\.zip answered HTTP 404"),
+    (_remove("py/*/tally-*.whl"), "the course's tally package is missing from this site",
+     r"^course tally missing: http://[^ ]+/tally-0\.1\.0-py3-none-any\.whl answered HTTP 404"),
+], ids=["changed-loader", "missing-stdlib", "missing-wheel"])
+def test_each_stage_says_its_true_cause(site, tmp_path, open_page, damage, sentence, reason):
+    broken = shutil.copytree(site, tmp_path / "site")
+    damage(broken)
+    with serving(broken) as base:
+        page, watch, _, warnings = open_page(base + "square.html")
+        expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
+        page.locator(f"{FIGURE} [data-live-run]").click()
+        status = page.locator(f"{FIGURE} [data-live-status]")
+        expect(status).to_have_text(f"Live Python is unavailable: {sentence}; the results shown are still the ones "
+                                    "computed when the page was built.", timeout=90000)
+        expect(page.locator(f"{FIGURE} [data-live-reason]")).to_have_text(re.compile(reason))
+        assert any(re.search(reason.lstrip("^"), text) for text in warnings)
+        expect(page.locator(f"{FIGURE} [data-out=text]")).to_have_text("3 squared is 9")
+        assert not watch.foreign  # (the console has the browser's and Pyodide's own reports of the failed fetch)
+
+
+def test_try_again_after_a_failed_stage_resumes_in_the_same_worker(site, tmp_path, open_page):
+    broken = shutil.copytree(site, tmp_path / "site")
+    _remove("py/*/tally-*.whl")(broken)
+    with serving(broken) as base:
+        page, watch, requests, _ = open_page(base + "square.html")
+        expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
+        page.locator(f"{FIGURE} [data-live-run]").click()
+        status, retry = page.locator(f"{FIGURE} [data-live-status]"), page.locator(f"{FIGURE} [data-live-retry]")
+        expect(retry).to_be_visible(timeout=90000)
+        expect(page.locator(f"{FIGURE} [data-live-run]")).to_be_hidden()
+        first = status.text_content()
+        with page.context.expect_event("request", lambda request: request.url.endswith(".whl")):
+            retry.click()  # the worker asks for the wheel again: the course stage is retried
+        expect(retry).to_be_visible()
+        expect(status).to_have_text(first)
+        assert count(requests, "/pyodide/pyodide.mjs") == 1  # the runtime stage is not
+        assert count(requests, "/pyodide/pyodide.asm.wasm") == 1
+        assert len([url for url in requests if "pyodide-worker" in url]) == 1
+        assert not watch.foreign
