@@ -233,11 +233,14 @@ class WidgetRuntime {
 
   /** The build found this site's Pyodide copy lacking what the page needs: say so instead of trying. */
   unavailable() {
-    const names = Object.keys(this.python.config.missing);
     this.part("live-run").hidden = true;
-    this.status(`Live Python is not available on this site: its copy of Pyodide lacks ${listed(names)}; `
-      + "the results shown are the ones computed when the page was built.");
+    this.status(this.unavailableText());
     this.explain(Object.entries(this.python.config.missing).map(([name, why]) => `${name}: ${why}`).join("; "));
+  }
+
+  unavailableText() {
+    return `Live Python is not available on this site: its copy of Pyodide lacks ${listed(Object.keys(this.python.config.missing))}; `
+      + "the results shown are the ones computed when the page was built.";
   }
 
   /** Put the technical reason under the status sentence (and in the console). */
@@ -266,7 +269,7 @@ class WidgetRuntime {
     if (!result) { this.live(params); return; }
     this.latest++;
     this.present(result, "baked", params);
-    this.status("");
+    this.status(this.python.config.missing ? this.unavailableText() : "");
   }
 
   async live(params) {
@@ -278,6 +281,8 @@ class WidgetRuntime {
     this.status("Starting live Python…");
     this.python.addEventListener("progress", this.onProgress);
     try {
+      await this.python.boot();
+      if (ticket === this.latest) this.status("Running the Python…");
       const result = await this.python.run(this.figure.querySelector("[data-widget-code]").textContent, params);
       if (ticket !== this.latest) return;
       this.present(result, "live", params);

@@ -132,6 +132,7 @@ def test_live_python_says_it_is_not_available_when_the_site_lacks_numpy_instead_
         page.locator(f"{SLIDER}-tile").focus()
         page.keyboard.press("ArrowRight")
         assert verdict(page).startswith("fits: 80 nats") is False  # and the sliders still answer
+        expect(status).to_have_text(UNAVAILABLE)  # and it still says so
         assert not [url for url in requests if PYODIDE_FILES.search(url)]
         watch.assert_clean()
 
