@@ -19,7 +19,7 @@ const CAUSE_TEXT = {
   unreachable: "could not be reached (you may be offline, or its server is blocked)",
   python: "could not be loaded into Python",
 };
-const STAGE_TIMEOUT_MS = 60000;
+const STAGE_TIMEOUT_MS = 60000;  // per boot stage and per run; a page's runtime JSON may set timeoutMs (tests do)
 
 function readJSON(element) {
   return element ? JSON.parse(element.textContent) : null;
@@ -40,6 +40,7 @@ class LivePython extends EventTarget {
   constructor(config) {
     super();
     this.config = config;
+    this.timeout = config.timeoutMs ?? STAGE_TIMEOUT_MS;
     this.worker = null;
     this.ready = null;
     this.booting = null;  // {resolve, reject, arm} of the boot under way
@@ -91,8 +92,8 @@ class LivePython extends EventTarget {
       const finish = (settle) => (value) => { clearTimeout(timer); this.booting = null; settle(value); };
       const arm = (stage, label = "") => {  // each stage has STAGE_TIMEOUT_MS; a timeout names the stage's subject
         clearTimeout(timer);
-        timer = setTimeout(() => this.booting?.reject(liveError("timeout", `no answer after ${STAGE_TIMEOUT_MS / 1000} s`,
-          { label: SUBJECT[stage](this.config, label) })), STAGE_TIMEOUT_MS);
+        timer = setTimeout(() => this.booting?.reject(liveError("timeout", `no answer after ${this.timeout / 1000} s`,
+          { label: SUBJECT[stage](this.config, label) })), this.timeout);
       };
       this.booting = { resolve: finish(resolve), reject: finish(reject), arm };
       arm("runtime");
@@ -114,9 +115,9 @@ class LivePython extends EventTarget {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {  // a run that never returns keeps the worker busy: replace it
-        this.settle({ id, type: "error", message: `no answer after ${STAGE_TIMEOUT_MS / 1000} s`, stage: "timeout" });
+        this.settle({ id, type: "error", message: `no answer after ${this.timeout / 1000} s`, stage: "timeout" });
         this.replace();
-      }, STAGE_TIMEOUT_MS);
+      }, this.timeout);
       const done = (settle) => (value) => { clearTimeout(timer); settle(value); };
       this.pending.set(id, { resolve: done(resolve), reject: done(reject) });
       this.worker.postMessage({ type: "run", id, source, params });
