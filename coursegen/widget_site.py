@@ -120,6 +120,9 @@ def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
         for name in packages:
             if name not in lock:
                 missing[name] = f"{LOCK} lists no package '{name}'"
+            blockers = [dep for dep, _, _ in package_files(lock, [name]) if dep in missing and dep != name]
+            if blockers and name not in missing:  # the widget needs it, so the page must know
+                missing[name] = f"needs {', '.join(blockers)}"
         files = {LOCAL_DIR + name: dist / name for name in RUNTIME_FILES}
         files.update({LOCAL_DIR + file_name: dist / file_name for name, file_name, _ in wanted if name not in missing})
         return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files, missing)

@@ -101,9 +101,10 @@ def test_a_pyodide_lock_file_cannot_name_files_outside_its_distribution(tmp_path
                 "ml-dtypes": {"file_name": "../../../secret.txt", "depends": []}}
     (dist / "pyodide-lock.json").write_text(json.dumps({"packages": packages}))
     site = pyodide_site(tmp_path / "course", PyodideConfig(source="local"), ["numpy"])
-    assert sorted(site.files) == ["pyodide/numpy.whl", "pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs",
+    assert sorted(site.files) == ["pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs",
                                   "pyodide/pyodide.asm.wasm", "pyodide/pyodide.mjs", "pyodide/python_stdlib.zip"]
-    assert site.missing == {"ml-dtypes": "../../../secret.txt its lock entry names no plain file"}
+    assert site.missing == {"ml-dtypes": "../../../secret.txt its lock entry names no plain file",
+                            "numpy": "needs ml-dtypes"}  # so it is of no use on the site either
 
 
 def test_a_folder_that_cannot_be_listed_is_a_located_problem(mini_course, monkeypatch):

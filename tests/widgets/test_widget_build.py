@@ -206,6 +206,14 @@ def test_a_missing_or_changed_wheel_is_a_warning_and_the_page_says_live_python_i
     assert "ml-dtypes: ml-dtypes-1.0-wasm32.whl is not in the distribution" in caught.value.problems[0].format()
 
 
+def test_a_package_whose_dependency_is_missing_is_not_available_either(widget_course):
+    make_dist(widget_course, {"numpy": [], "ml-dtypes": ["numpy"]}, skip=("numpy",))
+    result = build_site(widget_course)
+    assert runtime_settings(result.outputs["gauges.html"].decode())["missing"] == {
+        "ml-dtypes": "needs numpy", "numpy": "numpy-1.0-wasm32.whl is not in the distribution"}
+    assert not any(p.endswith(".whl") for p in result.outputs if p.startswith("pyodide/"))  # of no use alone
+
+
 def test_a_distribution_of_another_version_is_an_error(widget_course):
     make_dist(widget_course, {"numpy": [], "ml-dtypes": []}, version="0.27.0")
     with pytest.raises(ContentError) as caught:
