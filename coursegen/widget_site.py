@@ -24,8 +24,8 @@ PACKAGE_VERSION = "0.1.0"  # the course package's wheel: a fixed version, its co
 CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 LOCAL_DIR = "pyodide/"
 LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
-RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-                 "pyodide-lock.json")
+LOCK = "pyodide-lock.json"  # the distribution's list of packages: file names, sha256, dependencies
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", LOCK)
 ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
 
 
@@ -109,27 +109,43 @@ def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
                      "nothing is downloaded during the build)")
             raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
                             f"{fetch}, or set pyodide.path to a Pyodide distribution")
-        check_layout(dist, settings)
-        check_version(dist, settings)
-        lock = json.loads((dist / LOCK).read_text())["packages"]
-        wanted, missing = package_files(lock, packages), {}
-        for name, file_name, sha256 in wanted:
-            why = wheel_problem(dist / file_name, sha256) if _plain(file_name) else "its lock entry names no plain file"
-            if why:
-                missing[name] = f"{file_name} {why}"
-        for name in packages:
-            if name not in lock:
-                missing[name] = f"{LOCK} lists no package '{name}'"
-            blockers = [dep for dep, _, _ in package_files(lock, [name]) if dep in missing and dep != name]
-            if blockers and name not in missing:  # the widget needs it, so the page must know
-                missing[name] = f"needs {', '.join(blockers)}"
-        files = {LOCAL_DIR + name: dist / name for name in RUNTIME_FILES}
-        files.update({LOCAL_DIR + file_name: dist / file_name for name, file_name, _ in wanted if name not in missing})
-        return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files, missing)
+        return local_site(dist, settings, packages)
     return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
 
 
-LOCK = "pyodide-lock.json"
+def local_site(dist: Path, settings, packages) -> PyodideSite:
+    """Check a self-hosted distribution and return what to copy from it, and which packages it cannot serve."""
+    check_layout(dist, settings)
+    check_version(dist, settings)
+    lock = read_lock(dist, settings)
+    wanted, missing = package_files(lock, packages), {}
+    for name, file_name, sha256 in wanted:
+        if not _plain(file_name):
+            missing[name] = f"its lock entry names {file_name!r}, not a file of the distribution"
+        elif why := wheel_problem(dist / file_name, sha256):
+            missing[name] = f"{file_name} {why}"
+    for name in packages:
+        if name not in lock:
+            missing[name] = f"{LOCK} lists no package '{name}'"
+        blockers = [dep for dep, _, _ in package_files(lock, [name]) if dep in missing and dep != name]
+        if blockers and name not in missing:  # the widget needs it, so the page must know
+            missing[name] = f"needs {', '.join(blockers)}"
+    files = {LOCAL_DIR + name: dist / name for name in RUNTIME_FILES}
+    files.update({LOCAL_DIR + file_name: dist / file_name for name, file_name, _ in wanted if name not in missing})
+    return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files, missing)
+
+
+def read_lock(dist: Path, settings) -> dict:
+    """Return the packages of the distribution's lock file (name → entry with a file_name), or raise SiteError."""
+    try:
+        packages = json.loads((dist / LOCK).read_text(encoding="utf-8"))["packages"]
+        if all(isinstance(entry, dict) and isinstance(entry.get("file_name"), str)
+               and isinstance(entry.get("depends", []), list) for entry in packages.values()):
+            return packages
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    raise SiteError(f"'{settings.path}/{LOCK}' is not a Pyodide lock file (JSON with a file_name for every package)",
+                    f"point pyodide.path at an unmodified Pyodide {settings.version} distribution")
 
 
 def _plain(name: str) -> bool:

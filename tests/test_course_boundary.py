@@ -103,7 +103,7 @@ def test_a_pyodide_lock_file_cannot_name_files_outside_its_distribution(tmp_path
     site = pyodide_site(tmp_path / "course", PyodideConfig(source="local"), ["numpy"])
     assert sorted(site.files) == ["pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs",
                                   "pyodide/pyodide.asm.wasm", "pyodide/pyodide.mjs", "pyodide/python_stdlib.zip"]
-    assert site.missing == {"ml-dtypes": "../../../secret.txt its lock entry names no plain file",
+    assert site.missing == {"ml-dtypes": "its lock entry names '../../../secret.txt', not a file of the distribution",
                             "numpy": "needs ml-dtypes"}  # so it is of no use on the site either
 
 

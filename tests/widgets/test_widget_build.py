@@ -223,6 +223,16 @@ def test_a_distribution_of_another_version_is_an_error(widget_course):
         "    hint: set pyodide.version to 0.27.0")
 
 
+def test_a_lock_file_that_is_not_one_is_an_error(widget_course):
+    dist = make_dist(widget_course, {"numpy": []})
+    (dist / "pyodide-lock.json").write_text('{"info": {"version": "314.0.7"}, "packages": {"numpy": {"depends": "x"}}}')
+    with pytest.raises(ContentError) as caught:
+        build_site(widget_course)
+    assert caught.value.problems[0].format() == (
+        "course.yaml:3: 'dist/pyodide-lock.json' is not a Pyodide lock file (JSON with a file_name for every package)\n"
+        "    hint: point pyodide.path at an unmodified Pyodide 314.0.7 distribution")
+
+
 def test_a_distribution_in_an_older_layout_names_the_files_the_worker_needs(widget_course):
     dist = make_dist(widget_course, {"numpy": []}, runtime=("pyodide.mjs",))
     for name in ("repodata.json", "pyodide.asm.js", "pyodide.asm.data", "pyodide_py.tar"):
