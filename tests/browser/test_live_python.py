@@ -7,6 +7,7 @@ the baked one. The numpy stage is checked too: asked for, it fails, and says it 
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -56,7 +57,7 @@ def count(requests, ending: str) -> int:
     return sum(url.endswith(ending) for url in requests)
 
 
-def test_a_pure_python_widget_runs_live_the_whole_way_and_the_runtime_is_fetched_once(site, open_page):
+def test_a_pure_python_widget_runs_live_the_whole_way_and_the_page_fetches_the_runtime_once(site, open_page):
     with serving(site) as base:
         page, watch, requests, _ = open_page(base + "square.html")
         expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
@@ -72,6 +73,12 @@ def test_a_pure_python_widget_runs_live_the_whole_way_and_the_runtime_is_fetched
         page.locator(f"{FIGURE} [data-live-run]").click()  # the same worker answers again
         expect(source).to_have_text("Showing a live result, computed by Python in your browser.")
         expect(status).to_have_text(READY)
+        second = f"{FIGURE}-2"  # another widget on the page: the same worker, already booted
+        page.locator(f"{second} [data-live-run]").click()
+        expect(page.locator(f"{second} [data-live-status]")).to_have_text(READY)
+        expect(page.locator(f"{second} [data-widget-source]")).to_have_text(
+            "Showing a live result, computed by Python in your browser.")
+        expect(page.locator(f"{second} [data-out=text]")).to_have_text("5 squared is 25")
         assert count(requests, "/pyodide/pyodide.asm.wasm") == 1
         assert count(requests, "/pyodide/python_stdlib.zip") == 1
         assert len([url for url in requests if "pyodide-worker" in url]) == 1
@@ -137,13 +144,29 @@ PROBE = """async ({worker, indexURL, integrity, wheel}) => {
 }"""
 
 
+def probe(page, base) -> dict:
+    """Boot a worker of the page's own asking for numpy, then for nothing more, then run an entry."""
+    runtime = json.loads(page.locator("[data-widget-runtime]").text_content())
+    return page.evaluate(PROBE, {"worker": base + runtime["worker"], "indexURL": base + "pyodide/",
+                                 "integrity": runtime["integrity"], "wheel": base + runtime["wheel"]})
+
+
+def test_a_package_wheel_that_differs_from_the_lock_file_fails_its_integrity_check(site, tmp_path, open_page):
+    changed = shutil.copytree(site, tmp_path / "site")
+    lock = json.loads((changed / "pyodide" / "pyodide-lock.json").read_text())
+    wheel = lock["packages"]["numpy"]["file_name"]
+    (changed / "pyodide" / wheel).write_bytes(b"not the numpy of the lock file")
+    with serving(changed) as base:
+        page, watch, _, _ = open_page(base + "square.html")
+        first = probe(page, base)["first"]
+        assert (first["stage"], first["label"], first["cause"]) == ("package", "numpy", "integrity"), first
+        assert f"/pyodide/{wheel} does not match its expected hash sha256-" in first["reason"]
+
+
 def test_the_numpy_stage_fails_as_missing_from_the_site_and_a_second_boot_resumes_there(site, open_page):
     with serving(site) as base:
         page, watch, requests, _ = open_page(base + "square.html")
-        settings = page.locator("[data-widget-runtime]").text_content()
-        runtime = __import__("json").loads(settings)
-        out = page.evaluate(PROBE, {"worker": base + runtime["worker"], "indexURL": base + "pyodide/",
-                                    "integrity": runtime["integrity"], "wheel": base + runtime["wheel"]})
+        out = probe(page, base)
         first = out["first"]
         assert (first["type"], first["stage"], first["label"], first["cause"]) == ("failed", "package", "numpy", "missing"), first
         assert re.search(r"/pyodide/numpy-[^ ]+\.whl answered HTTP 404", first["reason"]), first["reason"]
