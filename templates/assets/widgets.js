@@ -61,7 +61,13 @@ class LivePython extends EventTarget {
   started() {
     if (this.worker) return this.worker;
     this.worker = new Worker(absolute(this.config.worker), { type: "module" });
-    this.worker.onerror = (event) => { event.preventDefault(); this.booting?.reject(liveError("worker", event.message)); };
+    this.worker.onerror = (event) => {  // the script did not load, or threw outside a message handler
+      event.preventDefault();
+      const error = liveError("worker", event.message);
+      this.booting?.reject(error);
+      for (const job of this.pending.values()) job.reject(error);
+      this.pending.clear();
+    };
     this.worker.onmessage = ({ data }) => this.receive(data);
     return this.worker;
   }
@@ -322,7 +328,7 @@ async function mountOne(figure, python) {
 }
 
 async function mountAll() {
-  const config = readJSON(document.querySelector("[data-widget-runtime]"));
+  const config = readJSON(document.querySelector("[data-widget-runtime]")) ?? {};
   const python = new LivePython(config);
   await Promise.all([...document.querySelectorAll("[data-widget]")].map((figure) => mountOne(figure, python)));
   performance.mark("coursegen:widgets-ready");  // read by benchmarks/widgets.py
