@@ -262,3 +262,14 @@ def test_a_fresh_clone_without_npm_packages_builds_the_sample_course_for_the_cdn
     settings = runtime_settings(build_site(root).outputs["sequence-axis.html"].decode())
     assert settings["integrity"].startswith("sha384-")
     assert settings["indexURL"] == "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"
+
+
+def test_the_sample_course_checks_clean_for_the_cdn_and_warns_offline_that_the_npm_copy_lacks_numpy(capsys):
+    from helpers import run_cli
+    assert run_cli(capsys, "--root", REPO, "check", "--strict")[0] == 0
+    status, _, err = run_cli(capsys, "--root", REPO, "check", "--offline")
+    assert status == 0 and err.count("warning:") == 1, err
+    assert ("warning: the Pyodide copy in 'node_modules/pyodide' cannot serve what the widgets need for live Python: "
+            "ml-dtypes: ml_dtypes-") in err and "; numpy: numpy-" in err
+    status, _, err = run_cli(capsys, "--root", REPO, "check", "--offline", "--strict")
+    assert status == 1 and "cannot serve what the widgets need" in err
