@@ -49,18 +49,19 @@ async function diagnose(url, integrity) {
   return null;
 }
 
-let lockPackages = null;  // the distribution's pyodide-lock.json "packages", read once (it is in the HTTP cache)
+let lockPackages = null;  // the distribution's pyodide-lock.json "packages", read once (Pyodide has read it too)
 
 /** The files (URL and SRI from the lock's sha256) of `names` and what they depend on; a URL stands for itself. */
 async function filesOf(indexURL, names) {
   lockPackages ??= await fetch(indexURL + "pyodide-lock.json").then((r) => r.json()).then((l) => l.packages)
-    .catch(() => ({}));
+    .catch(() => null);  // kept only once read: a retry may find it
+  const lock = lockPackages ?? {};
   const files = [], seen = new Set(), todo = [...names];
   while (todo.length) {
     const name = todo.pop();
     if (seen.has(name)) continue;
     seen.add(name);
-    const entry = lockPackages[name];
+    const entry = lock[name];
     if (entry) {
       files.push([new URL(entry.file_name, indexURL).href, entry.sha256 ? "sha256-" + toBase64(entry.sha256) : ""]);
       todo.push(...(entry.depends ?? []));
@@ -71,7 +72,7 @@ async function filesOf(indexURL, names) {
 
 /** Turn what Pyodide reported about loading `names` into a StageError naming the true cause. */
 async function explain(config, names, messages) {
-  const text = messages.join("; ");
+  const text = messages.map((message) => message.trim()).join(" ");  // e.g. "… while loading numpy:" "Failed to fetch"
   const urls = [...text.matchAll(/'([a-z]+:[^']+)'/g)].map(([, url]) => url);
   for (const [url, integrity] of await filesOf(config.indexURL, [...names, ...urls])) {
     const found = await diagnose(url, integrity);
@@ -90,7 +91,10 @@ async function loadRuntime(config) {
     throw (await diagnose(indexURL + "pyodide.mjs", "")) ??
       new StageError("integrity", `${indexURL}pyodide.mjs does not match its SRI ${integrity} (${error.message})`);
   }
-  if (!response.ok) throw await diagnose(indexURL + "pyodide.mjs", "");
+  if (!response.ok) {
+    throw (await diagnose(indexURL + "pyodide.mjs", "")) ??
+      new StageError("http", `${indexURL}pyodide.mjs answered HTTP ${response.status}`);
+  }
   const url = URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
   try {
     const { loadPyodide } = await import(url);
