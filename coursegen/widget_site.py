@@ -163,8 +163,9 @@ def check_layout(dist: Path, settings) -> None:
                         f"pyodide@{settings.version}, or the release's full tarball)")
 
 
-def distribution_version(dist: Path) -> str:
-    """Return the version the distribution says it is (its package.json, else its lock file's info), or ""."""
+def distribution_version(dist: Path, expected: str) -> str:
+    """Return the version the distribution says it is: its package.json's, else its lock file's info, else
+    `expected` when the loader holds that version as a string (it does, minified), else ""."""
     for name, keys in (("package.json", ("version",)), (LOCK, ("info", "version"))):
         try:
             value = json.loads((dist / name).read_text())
@@ -173,12 +174,12 @@ def distribution_version(dist: Path) -> str:
             return str(value)
         except (OSError, ValueError, KeyError, TypeError):
             continue
-    return ""
+    return expected if f'"{expected}"'.encode() in (dist / LOADER).read_bytes() else ""
 
 
 def check_version(dist: Path, settings) -> None:
     """Raise SiteError unless the distribution is the release course.yaml pins."""
-    found = distribution_version(dist)
+    found = distribution_version(dist, settings.version)
     if found != settings.version:
         raise SiteError(f"the Pyodide distribution in '{settings.path}' is "
                         f"{'version ' + found if found else 'of no stated version'}, "

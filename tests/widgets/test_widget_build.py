@@ -233,6 +233,21 @@ def test_a_lock_file_that_is_not_one_is_an_error(widget_course):
         "    hint: point pyodide.path at an unmodified Pyodide 314.0.7 distribution")
 
 
+def test_a_distribution_that_states_no_version_is_read_from_its_loader(widget_course):
+    dist = make_dist(widget_course, {"numpy": [], "ml-dtypes": []})
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    del lock["info"]
+    (dist / "pyodide-lock.json").write_text(json.dumps(lock))
+    assert not build_site(widget_course).warnings  # the npm loader holds "314.0.7"
+    (dist / "pyodide.mjs").unlink()
+    (dist / "pyodide.mjs").write_text("// a loader of some other version")
+    with pytest.raises(ContentError) as caught:
+        build_site(widget_course)
+    assert caught.value.problems[0].format() == (
+        "course.yaml:3: the Pyodide distribution in 'dist' is of no stated version, but pyodide.version is 314.0.7\n"
+        "    hint: point pyodide.path at a Pyodide 314.0.7 distribution")
+
+
 def test_a_distribution_in_an_older_layout_names_the_files_the_worker_needs(widget_course):
     dist = make_dist(widget_course, {"numpy": []}, runtime=("pyodide.mjs",))
     for name in ("repodata.json", "pyodide.asm.js", "pyodide.asm.data", "pyodide_py.tar"):
