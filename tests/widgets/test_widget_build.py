@@ -214,11 +214,16 @@ def test_a_package_whose_dependency_is_missing_is_not_available_either(widget_co
     assert not any(p.endswith(".whl") for p in result.outputs if p.startswith("pyodide/"))  # of no use alone
 
 
+def first_problem(course) -> str:
+    """Return the first problem that stops the build of `course`, as printed."""
+    with pytest.raises(ContentError) as caught:
+        build_site(course)
+    return caught.value.problems[0].format()
+
+
 def test_a_distribution_of_another_version_is_an_error(widget_course):
     make_dist(widget_course, {"numpy": [], "ml-dtypes": []}, version="0.27.0")
-    with pytest.raises(ContentError) as caught:
-        build_site(widget_course)
-    assert caught.value.problems[0].format() == (
+    assert first_problem(widget_course) == (
         "course.yaml:3: the Pyodide distribution in 'dist' is version 0.27.0, but pyodide.version is 314.0.7\n"
         "    hint: set pyodide.version to 0.27.0")
 
@@ -226,9 +231,7 @@ def test_a_distribution_of_another_version_is_an_error(widget_course):
 def test_a_lock_file_that_is_not_one_is_an_error(widget_course):
     dist = make_dist(widget_course, {"numpy": []})
     (dist / "pyodide-lock.json").write_text('{"info": {"version": "314.0.7"}, "packages": {"numpy": {"depends": "x"}}}')
-    with pytest.raises(ContentError) as caught:
-        build_site(widget_course)
-    assert caught.value.problems[0].format() == (
+    assert first_problem(widget_course) == (
         "course.yaml:3: 'dist/pyodide-lock.json' is not a Pyodide lock file (JSON with a file_name for every package)\n"
         "    hint: point pyodide.path at an unmodified Pyodide 314.0.7 distribution")
 
@@ -241,9 +244,7 @@ def test_a_distribution_that_states_no_version_is_read_from_its_loader(widget_co
     assert not build_site(widget_course).warnings  # the npm loader holds "314.0.7"
     (dist / "pyodide.mjs").unlink()
     (dist / "pyodide.mjs").write_text("// a loader of some other version")
-    with pytest.raises(ContentError) as caught:
-        build_site(widget_course)
-    assert caught.value.problems[0].format() == (
+    assert first_problem(widget_course) == (
         "course.yaml:3: the Pyodide distribution in 'dist' is of no stated version, but pyodide.version is 314.0.7\n"
         "    hint: point pyodide.path at a Pyodide 314.0.7 distribution")
 
@@ -252,9 +253,7 @@ def test_a_distribution_in_an_older_layout_names_the_files_the_worker_needs(widg
     dist = make_dist(widget_course, {"numpy": []}, runtime=("pyodide.mjs",))
     for name in ("repodata.json", "pyodide.asm.js", "pyodide.asm.data", "pyodide_py.tar"):
         (dist / name).write_text("old")
-    with pytest.raises(ContentError) as caught:
-        build_site(widget_course)
-    assert caught.value.problems[0].format() == (
+    assert first_problem(widget_course) == (
         "course.yaml:3: the Pyodide distribution in 'dist' lacks pyodide.asm.mjs, pyodide.asm.wasm, "
         "python_stdlib.zip: the widget worker loads Pyodide 314.0.7's layout (repodata.json and pyodide.asm.js "
         "belong to Pyodide before 0.23)\n"
