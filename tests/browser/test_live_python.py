@@ -94,6 +94,8 @@ def test_a_failed_run_leaves_one_control_and_try_again_reuses_the_worker(site, o
         box = page.locator(f"{FIGURE} input[type=number][name=x]")
         box.fill("2.5")  # off the baked grid: live Python answers, and the entry raises
         box.press("Enter")
+        expect(status).to_have_text(re.compile(r"^Loading the Python runtime \(step 1 of 2\)…$"))  # 2 s or so
+        expect(page.locator(f"{FIGURE} [data-live-progress]")).to_be_visible()
         expect(status).to_have_text(
             "Live Python is unavailable: the Python raised ValueError: 2.5 is not a whole number; "
             "the results shown are still the ones computed when the page was built.", timeout=90000)
