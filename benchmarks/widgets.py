@@ -7,15 +7,20 @@ It copies the course, builds it with Pyodide self-hosted (the npm package, or --
 serves it on 127.0.0.1. Printed: bytes and requests before any interaction (raw and gzip -6, the
 way a static host would compress them), against a lesson without widgets; navigation → first
 contentful paint and → widgets mounted; slider input → verdict updated, p50/p95 over --moves
-moves, against a no-op input listener; then, with --live (default), the worker's runtime boot
-time and the time until the kernels are ready (or the stage that failed, as here, where the npm
-package has no numpy wheel). Targets from issue 4: no Pyodide bytes before interaction,
-HTML + CSS + JS under 60 KB compressed, first result under 100 ms, p95 under 16 ms.
+moves, against a no-op input listener; then, with --live (default), the time of each live-Python
+stage in --figure (the runtime, each Pyodide package, the course's package, the first run), or the
+stage that failed and why, or that the site has no live Python (the npm package has no numpy wheel:
+there, time the stages on the pure-Python test course instead:
+  python benchmarks/widgets.py --course tests/fixtures/live --page square.html --peer broken.html
+                               --figure '#widget-square' --moves 0).
+Targets from issue 4: no Pyodide bytes before interaction, HTML + CSS + JS under 60 KB compressed,
+first result under 100 ms, p95 under 16 ms.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
+import shutil
 import statistics
 import sys
 import tempfile
@@ -66,9 +71,13 @@ STATUS_JS = """figure => {
 def build(course: Path, out: Path, pyodide: str) -> Path:
     """Copy the course, make it self-host Pyodide from `pyodide`, build it into `out`."""
     copy = copy_course(course, out / "course")
+    for package in course.iterdir():  # the course's own Python package, when it is not kernels/
+        if (package / "__init__.py").is_file() and not (copy / package.name).exists():
+            shutil.copytree(package, copy / package.name)
     config = (copy / "course.yaml").read_text()
-    if "\npyodide:" not in config:
-        config += f"\npyodide:\n  source: local\n  path: {pyodide}\n"
+    if "\npyodide:" not in config:  # course.yaml names only folders inside the course: link the copy in
+        (copy / "pyodide-dist").symlink_to(Path(pyodide).resolve())
+        config += "\npyodide:\n  source: local\n  path: pyodide-dist\n"
     (copy / "course.yaml").write_text(config)
     write_site(build_site(copy).outputs, copy / "site")
     return copy / "site"
@@ -118,9 +127,10 @@ def run(args):
             peer = report_bytes(f"{args.peer}", peer_fetched)
             print(f"  ratio (gzip): {ours / peer:.2f}× the peer; target under 60 KB: {ours / 1024:.1f} KB")
             timing(page, peer_page)
-            moves(page, args.moves)
+            if args.moves:
+                moves(page, args.moves)
             if args.live:
-                live(page)
+                live(page, args.figure)
         browser.close()
 
 
@@ -146,24 +156,25 @@ def moves(page, count):
           f"p95 {percentile(noop, .95):.3f} ms; ratio p95 {percentile(ours, .95) / max(percentile(noop, .95), 1e-3):.0f}×")
 
 
-def live(page):
-    """Ask for live Python and print when the runtime booted and how the kernels stage ended."""
-    clicked = page.evaluate(STATUS_JS, "#widget-overflow-slider")
+def live(page, figure):
+    """Ask for live Python in `figure` and print how long each stage took, up to the first live result."""
+    status = page.locator(f"{figure} [data-live-status]").text_content()
+    if status.startswith("Live Python is not available"):
+        print(f"live Python: {status}")
+        return
+    clicked = page.evaluate(STATUS_JS, figure)
     deadline = time.time() + 180
     while time.time() < deadline:
         log = page.evaluate("() => window.statusLog")
-        if log and (log[-1][1].startswith("Live") or "unavailable" in log[-1][1]):
+        if log and log[-1][1].startswith("Live"):  # "Live result ready." or "Live Python is unavailable: …"
             break
         time.sleep(0.25)
-    marks = {text.split(" (")[0]: at - clicked for at, text in log}
-    runtime = marks.get("Loading ml-dtypes and numpy")  # the packages stage starts once the runtime is up
-    print(f"live Python (local copy): runtime booted in the worker after "
-          f"{runtime / 1000:.2f} s" if runtime else "live Python: the runtime did not boot")
-    final_at, final = log[-1][0] - clicked, log[-1][1]
-    if final.startswith("Live result ready"):
-        print(f"  kernels ready and first live result after {final_at / 1000:.2f} s")
-    else:
-        print(f"  kernels not ready after {final_at / 1000:.2f} s: {final}")
+    print("live Python, stage by stage (from the click):")
+    names = {"Starting live Python…": "the worker started", "Running the Python…": "the first run"}
+    for (at, text), (end, _) in zip(log, log[1:]):
+        label = names.get(text, text.split(" (step")[0])
+        print(f"  {label:<44} {(end - at) / 1000:6.2f} s")
+    print(f"  {'total':<44} {(log[-1][0] - clicked) / 1000:6.2f} s  → {log[-1][1]}")
 
 
 def main(argv=None):
@@ -174,6 +185,7 @@ def main(argv=None):
     parser.add_argument("--page", default="sequence-axis.html")
     parser.add_argument("--peer", default="kda.html")
     parser.add_argument("--moves", type=int, default=200)
+    parser.add_argument("--figure", default="#widget-overflow-slider", help="the figure to run live")
     parser.add_argument("--no-live", dest="live", action="store_false")
     run(parser.parse_args(argv))
 

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wheel.wheelfile import WheelFile
@@ -24,18 +24,20 @@ PACKAGE_VERSION = "0.1.0"  # the course package's wheel: a fixed version, its co
 CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 LOCAL_DIR = "pyodide/"
 LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
-RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-                 "pyodide-lock.json")
+LOCK = "pyodide-lock.json"  # the distribution's list of packages: file names, sha256, dependencies
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", LOCK)
 ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
 
 
 @dataclass(frozen=True)
 class PyodideSite:
-    """Where the worker finds Pyodide: its base URL, the loader's SRI, the files to copy (local only)."""
+    """Where the worker finds Pyodide: its base URL, the loader's SRI, the files to copy (local only),
+    and the widgets' Pyodide packages a local copy cannot serve (name → why), which live Python then skips."""
 
     index_url: str
     integrity: str
     files: dict  # site path → source Path
+    missing: dict = field(default_factory=dict)
 
 
 class SiteError(Exception):
@@ -96,8 +98,9 @@ def sri(data: bytes) -> str:
 def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
     """Return where Pyodide comes from for `settings` (course.yaml's pyodide), or raise SiteError.
 
-    A self-hosted copy holds the runtime and `packages` (the widgets' Pyodide packages) with what
-    they depend on."""
+    A self-hosted copy must be the pinned version in a layout the worker supports; it holds the runtime
+    and `packages` (the widgets' Pyodide packages) with what they depend on, each checked against the
+    sha256 of the lock file. Packages it lacks are listed in `missing` (the build warns about them)."""
     dist = root / settings.path
     if settings.source == "local":
         if not (dist / LOADER).is_file():
@@ -106,27 +109,119 @@ def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
                      "nothing is downloaded during the build)")
             raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
                             f"{fetch}, or set pyodide.path to a Pyodide distribution")
-        wanted = RUNTIME_FILES + package_files(dist, packages)
-        files = {LOCAL_DIR + name: dist / name for name in wanted  # a lock file's names are plain file names
-                 if "/" not in name and name not in ("", ".", "..") and (dist / name).is_file()}
-        return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files)
+        return local_site(dist, settings, packages)
     return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
 
 
-def package_files(dist: Path, names) -> tuple[str, ...]:
-    """Return the files of `names` and everything they depend on, per the distribution's lock file.
+def local_site(dist: Path, settings, packages) -> PyodideSite:
+    """Check a self-hosted distribution and return what to copy from it, and which packages it cannot serve."""
+    check_layout(dist, settings)
+    check_version(dist, settings)
+    lock = read_lock(dist, settings)
+    wanted, missing = package_files(lock, packages), {}
+    for name, file_name, sha256 in wanted:
+        if not _plain(file_name):
+            missing[name] = f"its lock entry names {file_name!r}, not a file of the distribution"
+        elif why := wheel_problem(dist / file_name, sha256):
+            missing[name] = f"{file_name} {why}"
+    for name in packages:
+        if name not in lock:
+            missing[name] = f"{LOCK} lists no package '{name}'"
+        blockers = [dep for dep, _, _ in package_files(lock, [name]) if dep in missing and dep != name]
+        if blockers and name not in missing:  # the widget needs it, so the page must know
+            missing[name] = f"needs {', '.join(blockers)}"
+    files = {LOCAL_DIR + name: dist / name for name in RUNTIME_FILES}
+    files.update({LOCAL_DIR + file_name: dist / file_name for name, file_name, _ in wanted if name not in missing})
+    return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files, missing)
+
+
+def read_lock(dist: Path, settings) -> dict:
+    """Return the packages of the distribution's lock file (name → entry with a file_name), or raise SiteError."""
+    try:
+        packages = json.loads((dist / LOCK).read_text(encoding="utf-8"))["packages"]
+        if all(isinstance(entry, dict) and isinstance(entry.get("file_name"), str)
+               and isinstance(entry.get("depends", []), list) for entry in packages.values()):
+            return packages
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    raise SiteError(f"'{settings.path}/{LOCK}' is not a Pyodide lock file (JSON with a file_name for every package)",
+                    f"point pyodide.path at an unmodified Pyodide {settings.version} distribution")
+
+
+def _plain(name: str) -> bool:
+    return "/" not in name and "\\" not in name and name not in ("", ".", "..")
+
+
+def check_layout(dist: Path, settings) -> None:
+    """Raise SiteError unless the distribution holds every runtime file the worker loads."""
+    absent = [name for name in RUNTIME_FILES if not (dist / name).is_file()]
+    if absent:
+        older = " (repodata.json and pyodide.asm.js belong to Pyodide before 0.23)" if (dist / "repodata.json").is_file() else ""
+        raise SiteError(f"the Pyodide distribution in '{settings.path}' lacks {', '.join(absent)}: "
+                        f"the widget worker loads Pyodide {settings.version}'s layout{older}",
+                        f"point pyodide.path at a Pyodide {settings.version} distribution (npm package "
+                        f"pyodide@{settings.version}, or the release's full tarball)")
+
+
+def distribution_version(dist: Path, expected: str) -> str:
+    """Return the version the distribution says it is: its package.json's, else its lock file's info, else
+    `expected` when the loader holds that version as a string (it does, minified), else ""."""
+    for name, keys in (("package.json", ("version",)), (LOCK, ("info", "version"))):
+        try:
+            value = json.loads((dist / name).read_text())
+            for key in keys:
+                value = value[key]
+            return str(value)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return expected if f'"{expected}"'.encode() in (dist / LOADER).read_bytes() else ""
+
+
+def check_version(dist: Path, settings) -> None:
+    """Raise SiteError unless the distribution is the release course.yaml pins."""
+    found = distribution_version(dist, settings.version)
+    if found != settings.version:
+        raise SiteError(f"the Pyodide distribution in '{settings.path}' is "
+                        f"{'version ' + found if found else 'of no stated version'}, "
+                        f"but pyodide.version is {settings.version}",
+                        f"set pyodide.version to {found}" if found else
+                        f"point pyodide.path at a Pyodide {settings.version} distribution")
+
+
+def wheel_problem(path: Path, sha256: str) -> str:
+    """Return what is wrong with one package file of the distribution ("" when it is there, intact)."""
+    if not path.is_file():
+        return "is not in the distribution"
+    if sha256 and _sha256(path, path.stat().st_size, path.stat().st_mtime_ns) != sha256:
+        return "does not match the sha256 of the lock file"
+    return ""
+
+
+@functools.lru_cache(maxsize=64)  # `serve` rebuilds: a wheel is hashed again only when it changed
+def _sha256(path: Path, _size: int, _mtime: int) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def package_files(lock: dict, names) -> list[tuple[str, str, str]]:
+    """Return (name, file name, sha256) of `names` and everything they depend on, per the lock's packages.
 
     A full distribution holds hundreds of packages; the site needs only what the widgets import.
     """
-    lock = dist / "pyodide-lock.json"
-    packages = json.loads(lock.read_text())["packages"] if lock.is_file() else {}
     todo, seen = list(names), set()
     while todo:
         name = todo.pop()
-        if name in packages and name not in seen:
+        if name in lock and name not in seen:
             seen.add(name)
-            todo += packages[name].get("depends", [])
-    return tuple(sorted(packages[name]["file_name"] for name in seen))
+            todo += lock[name].get("depends", [])
+    return [(name, lock[name]["file_name"], lock[name].get("sha256", "")) for name in sorted(seen)]
+
+
+def missing_hint(settings, missing: dict) -> str:
+    """Say where each missing package comes from."""
+    cdn = CDN.format(version=settings.version)
+    return (f"copy each wheel into '{settings.path}' from the full Pyodide {settings.version} distribution "
+            f"(the release tarball, or {cdn}<file name>), or set pyodide.path to a full distribution; "
+            "until then live Python says it is not available on this site")
 
 
 # SRI of pyodide.mjs for the versions we pin, taken from the npm package of the same version, so

@@ -25,7 +25,7 @@ from .errors import Problems, choices_hint
 from .markdown import highlight_code, register_fence, split_info
 from .render import template_problem
 from .widget_python import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
-from .widget_site import SiteError, package_wheel, pyodide_site
+from .widget_site import SiteError, missing_hint, package_wheel, pyodide_site
 from .widget_spec import Widget, fmt, load_widgets, parse_value
 
 FENCE = "widget"
@@ -41,6 +41,7 @@ class WidgetContext:
     templates: jinja2.Environment
     runtime: dict = field(default_factory=dict)  # what the page's runtime needs: worker, Pyodide, wheel
     package: str = ""  # the course's Python package, "" when it has none
+    missing: dict = field(default_factory=dict)  # Pyodide packages a self-hosted copy lacks: name → why
 
 
 def install(md) -> None:
@@ -58,6 +59,11 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
             site = pyodide_site(root, config.pyodide, pyodide_packages(widgets.values()))
         except SiteError as err:
             problems.error(CONFIG_NAME, config_line(root, "pyodide:"), err.message, err.hint)
+        if site and site.missing:
+            problems.warning(CONFIG_NAME, config_line(root, "pyodide:"),
+                             f"the Pyodide copy in '{config.pyodide.path}' cannot serve what the widgets need "
+                             "for live Python: " + "; ".join(f"{name}: {why}" for name, why in site.missing.items()),
+                             missing_hint(config.pyodide, site.missing))
     package = course_package(root, config)
     wheel = package_wheel(root, package) if package else ("", b"")
     worker = theme.find(root, "assets/pyodide-worker.js")
@@ -69,7 +75,8 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
                                    trim_blocks=True, lstrip_blocks=True)
     templates.filters["num"] = fmt
     code = CourseCode(root, config.limits if config is not None else Limits(), package or "kernels")
-    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime, package)
+    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime, package,
+                         site.missing if site else {})
 
 
 def course_package(root: Path, config) -> str:
@@ -227,8 +234,14 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
         code=Markup(highlight_code(entry_source(widget), "python", None)),
         package=context.package,
-        runtime_json=Markup(states_json({**context.runtime, "packages": pyodide_packages(
-            context.widgets[name] for name in env["widgets"])})) if first_on_page else "")
+        runtime_json=Markup(states_json(page_runtime(context, env["widgets"]))) if first_on_page else "")
+
+
+def page_runtime(context: WidgetContext, names) -> dict:
+    """Return the page's runtime settings: its widgets' Pyodide packages, and those this site lacks."""
+    packages = pyodide_packages(context.widgets[name] for name in names)
+    missing = {name: context.missing[name] for name in packages if name in context.missing}
+    return {**context.runtime, "packages": packages, **({"missing": missing} if missing else {})}
 
 
 def spec_json(widget: Widget) -> str:

@@ -92,14 +92,19 @@ def test_a_pyodide_lock_file_cannot_name_files_outside_its_distribution(tmp_path
     from coursegen.widget_site import pyodide_site
     dist = tmp_path / "course" / "node_modules" / "pyodide"
     dist.mkdir(parents=True)
-    (dist / "pyodide.mjs").write_text("// loader")
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
+        (dist / name).write_text("// runtime")
+    (dist / "package.json").write_text(json.dumps({"version": PyodideConfig().version}))
     (dist / "numpy.whl").write_bytes(b"wheel")
     (tmp_path / "secret.txt").write_text(SECRET)
     packages = {"numpy": {"file_name": "numpy.whl", "depends": ["ml-dtypes"]},
                 "ml-dtypes": {"file_name": "../../../secret.txt", "depends": []}}
     (dist / "pyodide-lock.json").write_text(json.dumps({"packages": packages}))
     site = pyodide_site(tmp_path / "course", PyodideConfig(source="local"), ["numpy"])
-    assert sorted(site.files) == ["pyodide/numpy.whl", "pyodide/pyodide-lock.json", "pyodide/pyodide.mjs"]
+    assert sorted(site.files) == ["pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs",
+                                  "pyodide/pyodide.asm.wasm", "pyodide/pyodide.mjs", "pyodide/python_stdlib.zip"]
+    assert site.missing == {"ml-dtypes": "its lock entry names '../../../secret.txt', not a file of the distribution",
+                            "numpy": "needs ml-dtypes"}  # so it is of no use on the site either
 
 
 def test_a_folder_that_cannot_be_listed_is_a_located_problem(mini_course, monkeypatch):

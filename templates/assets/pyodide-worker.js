@@ -1,52 +1,163 @@
-// Live Python for widgets, off the main thread (a module worker, as Pyodide requires): boots Pyodide, the
-// Pyodide packages the page's widgets declare and the course's own package (a wheel) in stages, reporting
-// each, then runs widget entries on request. Stages with nothing to load are left out.
-// Messages in:  {type: "boot", indexURL, integrity, packages, wheel, module}, {type: "run", id, source, params}
-// Messages out: {type: "progress", stage, step, total}, {type: "ready"}, {type: "failed", stage, reason},
-//               {type: "result", id, json}, {type: "error", id, message}
+// Live Python for widgets, off the main thread (a module worker, as Pyodide requires). One worker serves
+// every widget of a page: it boots Pyodide, each Pyodide package the page's widgets declare, and the course's
+// own package (a wheel) in stages, then runs widget entries on request. A stage that is done stays done: a
+// second "boot" (Try again) resumes at the stage that failed, so the runtime is fetched once per worker.
+//
+// Protocol (postMessage; every message is a plain object with a `type`):
+//   in   {type: "boot", indexURL, integrity, packages: [name], wheel, module}
+//          indexURL: Pyodide's folder (absolute URL); integrity: pyodide.mjs's SRI ("" for none);
+//          wheel: the course package's wheel URL ("" for none); module: the name `import`ed after it.
+//   in   {type: "run", id, source, params}   source defines run(**params); params is a JSON object.
+//   out  {type: "progress", stage, label, step, total}   a boot stage starts. stage is "runtime",
+//          "package" (label: the package's name) or "course"; stages with nothing to do are left out.
+//   out  {type: "ready"}                                 every stage is done; runs may follow.
+//   out  {type: "failed", stage, label, cause, reason}   a boot stage failed. cause is one of "missing"
+//          (HTTP 404), "http" (another status), "integrity" (bytes differ from the expected hash),
+//          "unreachable" (network error), "python" (the code raised); reason is the technical detail.
+//   out  {type: "result", id, json}                      run(**params) returned; json is its JSON text.
+//   out  {type: "error", id, message}                    run raised: the last line of the traceback.
+// A new message type is handled by adding it to HANDLERS at the bottom. The page times stages and runs out
+// and replaces a worker that takes too long (templates/assets/widgets.js).
 let pyodide = null;
+const done = new Set();  // stages finished in this worker: "runtime", "package:<name>", "course"
 const post = (message) => self.postMessage(message);
-const quiet = { messageCallback: () => {}, errorCallback: () => {} };  // failures surface as exceptions below
 
-async function loadRuntime({ indexURL, integrity }) {
+/** A boot stage's failure with its cause (see the protocol above). */
+class StageError extends Error {
+  constructor(cause, reason) { super(reason); this.cause = cause; }
+}
+
+const toBase64 = (hex) => btoa(String.fromCharCode(...hex.match(/../g).map((byte) => parseInt(byte, 16))));
+
+/** Fetch `url` again to learn why loading it failed: its HTTP status, the network, or its integrity. */
+async function diagnose(url, integrity) {
+  let response;
+  try {
+    response = await fetch(url, { cache: "no-store" });
+  } catch (error) {
+    return new StageError("unreachable", `${url} could not be reached: ${error.message}`);
+  }
+  if (response.status === 404) return new StageError("missing", `${url} answered HTTP 404`);
+  if (!response.ok) return new StageError("http", `${url} answered HTTP ${response.status}`);
+  if (integrity) {
+    try {
+      await fetch(url, { integrity, cache: "no-store" });
+    } catch {
+      return new StageError("integrity", `${url} does not match its expected hash ${integrity}`);
+    }
+  }
+  return null;
+}
+
+let lockPackages = null;  // the distribution's pyodide-lock.json "packages", read once (Pyodide has read it too)
+
+/** The files (URL and SRI from the lock's sha256) of `names` and what they depend on; a URL stands for itself. */
+async function filesOf(indexURL, names) {
+  lockPackages ??= await fetch(indexURL + "pyodide-lock.json").then((r) => r.json()).then((l) => l.packages)
+    .catch(() => null);  // kept only once read: a retry may find it
+  const lock = lockPackages ?? {};
+  const files = [], seen = new Set(), todo = [...names];
+  while (todo.length) {
+    const name = todo.pop();
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const entry = lock[name];
+    if (entry) {
+      files.push([new URL(entry.file_name, indexURL).href, entry.sha256 ? "sha256-" + toBase64(entry.sha256) : ""]);
+      todo.push(...(entry.depends ?? []));
+    } else if (/^[a-z]+:/.test(name)) files.push([name, ""]);
+  }
+  return files;
+}
+
+/** Turn what Pyodide reported about loading `names` into a StageError naming the true cause. */
+async function explain(config, names, messages) {
+  const text = messages.map((message) => message.trim()).join(" ");  // e.g. "… while loading numpy:" "Failed to fetch"
+  const urls = [...text.matchAll(/'([a-z]+:[^']+)'/g)].map(([, url]) => url);
+  for (const [url, integrity] of await filesOf(config.indexURL, [...names, ...urls])) {
+    const found = await diagnose(url, integrity);
+    if (found) return new StageError(found.cause, `${found.message} (Pyodide said: ${text})`);
+  }
+  return new StageError("python", text);
+}
+
+async function loadRuntime(config) {
   // fetch with SRI, then import the checked text: a plain import() cannot check integrity
-  const response = await fetch(indexURL + "pyodide.mjs", integrity ? { integrity } : {});
-  if (!response.ok) throw new Error(`pyodide.mjs answered HTTP ${response.status}`);
+  const { indexURL, integrity } = config;
+  let response;
+  try {
+    response = await fetch(indexURL + "pyodide.mjs", integrity ? { integrity } : {});
+  } catch (error) {
+    throw (await diagnose(indexURL + "pyodide.mjs", "")) ??
+      new StageError("integrity", `${indexURL}pyodide.mjs does not match its SRI ${integrity} (${error.message})`);
+  }
+  if (!response.ok) {
+    throw (await diagnose(indexURL + "pyodide.mjs", "")) ??
+      new StageError("http", `${indexURL}pyodide.mjs answered HTTP ${response.status}`);
+  }
   const url = URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
   try {
     const { loadPyodide } = await import(url);
     return await loadPyodide({ indexURL, packageBaseUrl: indexURL, stdout: () => {}, stderr: () => {} });
+  } catch (error) {
+    if (error instanceof StageError) throw error;
+    const files = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+    throw await explain(config, files.map((name) => indexURL + name), [String(error?.message ?? error)]);
   } finally {
     URL.revokeObjectURL(url);
   }
 }
 
-const STAGES = [
-  ["runtime", () => true, async (config) => { pyodide = await loadRuntime(config); }],
-  ["packages", (config) => config.packages.length > 0,
-    async (config) => {
-      const errors = [];  // loadPackage reports a package it could not load here, and carries on
-      await pyodide.loadPackage(config.packages, { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
-      if (errors.length) throw new Error(errors.join("; "));
-    }],
-  ["course", (config) => Boolean(config.wheel), async (config) => {
-    await pyodide.loadPackage(config.wheel, quiet);
-    pyodide.runPython(`import ${config.module}`);
-  }],
-];
+/** Load one Pyodide package (with what it depends on); Pyodide reports a failure only to errorCallback. */
+async function loadOne(config, names) {
+  const errors = [];
+  try {
+    await pyodide.loadPackage(names, { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
+  } catch (error) {
+    errors.push(String(error?.message ?? error));
+  }
+  if (errors.length) throw await explain(config, names, errors);
+}
+
+function stages(config) {
+  const list = [{ key: "runtime", stage: "runtime", label: "", work: async () => { pyodide = await loadRuntime(config); } }];
+  for (const name of config.packages) {
+    list.push({ key: `package:${name}`, stage: "package", label: name, work: () => loadOne(config, [name]) });
+  }
+  if (config.wheel) {
+    list.push({ key: "course", stage: "course", label: config.module, work: async () => {
+      await loadOne(config, [config.wheel]);
+      try {
+        pyodide.runPython(`import ${config.module}`);
+      } catch (error) {
+        throw new StageError("python", lastLine(error));
+      }
+    } });
+  }
+  return list;
+}
 
 async function boot(config) {
-  const stages = STAGES.filter(([, needed]) => needed(config));
-  for (const [index, [stage, , work]] of stages.entries()) {
-    post({ type: "progress", stage, step: index + 1, total: stages.length });
+  const all = stages(config);
+  const todo = all.filter(({ key }) => !done.has(key));
+  for (const { key, stage, label, work } of todo) {
+    post({ type: "progress", stage, label, step: all.indexOf(all.find((s) => s.key === key)) + 1, total: all.length });
     try {
-      await work(config);
+      await work();
+      done.add(key);
     } catch (error) {
-      post({ type: "failed", stage, reason: String(error?.message ?? error) });
+      const known = error instanceof StageError;
+      post({ type: "failed", stage, label, cause: known ? error.cause : "python",
+             reason: known ? error.message : String(error?.message ?? error) });
       return;
     }
   }
   post({ type: "ready" });
+}
+
+function lastLine(error) {
+  const lines = String(error?.message ?? error).trim().split("\n");
+  return lines[lines.length - 1];
 }
 
 function run({ id, source, params }) {
@@ -59,14 +170,11 @@ function run({ id, source, params }) {
       { globals: namespace });
     post({ type: "result", id, json });
   } catch (error) {
-    const lines = String(error?.message ?? error).trim().split("\n");
-    post({ type: "error", id, message: lines[lines.length - 1] });
+    post({ type: "error", id, message: lastLine(error) });
   } finally {
     namespace.destroy();
   }
 }
 
-self.onmessage = ({ data }) => {
-  if (data.type === "boot") boot(data);
-  else if (data.type === "run") run(data);
-};
+const HANDLERS = { boot, run };
+self.onmessage = ({ data }) => HANDLERS[data.type]?.(data);

@@ -24,6 +24,7 @@ def test_offline_self_hosts_the_course_folders_own_pyodide(tmp_path, capsys):
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
         (dist / name).write_bytes(f"stand-in for {name}".encode())
     (dist / "pyodide-lock.json").write_text(json.dumps({"packages": {}}))
+    (dist / "package.json").write_text(json.dumps({"name": "pyodide", "version": "314.0.7"}))  # as npm's has
     status, _, err = run_cli(capsys, "--root", course, "build", "--offline", "--strict")
     assert status == 0, err
     site = course / "site"

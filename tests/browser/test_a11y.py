@@ -185,7 +185,7 @@ def painted_contrast(png: bytes) -> float:
 
 
 TEXT_SAMPLES = ("h1", ".unit-kicker", ".unit-lede", ".toc a", ".unit-body p", ".unit-body th", ".unit-body td",
-                ".callout-title", "figcaption", "pre.highlight", ".question-kind", "summary",
+                ".callout-title", "figcaption", "pre.highlight", ".question-kind", "summary >> visible=true",
                 "[data-widget] [aria-live=polite]", ".unit-nav-dir", ".site-footer p", ".search-open")
 
 

@@ -11,7 +11,7 @@ from io import BytesIO
 import pytest
 
 from coursegen.errors import ContentError
-from coursegen.pipeline import build_site
+from coursegen.pipeline import BuildOptions, build_site
 from coursegen.widget_site import sri
 from helpers import REPO
 from kernels import kda, overflow
@@ -152,24 +152,113 @@ def test_a_local_source_without_a_distribution_is_an_error(widget_course):
         "course.yaml:3: pyodide source is 'local' but 'nowhere' holds no pyodide.mjs\n    hint: run 'npm ci'")
 
 
-def test_a_full_distribution_contributes_only_the_wheels_the_kernels_need(widget_course):
-    dist = widget_course / "dist"
+def make_dist(course, packages: dict, version: str = "314.0.7", skip=(), runtime=("pyodide.mjs", "pyodide.asm.mjs",
+              "pyodide.asm.wasm", "python_stdlib.zip")):
+    """Make course/dist: the npm runtime's files, a lock file stating `version` and a wheel for each
+    package (name → depends) except those in `skip`; point course.yaml at it."""
+    import hashlib
+    dist = course / "dist"
     dist.mkdir()
     npm = REPO / "node_modules" / "pyodide"
-    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
+    for name in runtime:
         (dist / name).symlink_to(npm / name)
-    packages = {"numpy": [], "ml-dtypes": ["numpy"], "scipy": ["numpy"]}
-    lock = {"packages": {name: {"file_name": f"{name}-1.0-wasm32.whl", "depends": deps}
-                         for name, deps in packages.items()}}
+    lock = {"info": {"version": version},
+            "packages": {name: {"file_name": f"{name}-1.0-wasm32.whl", "depends": deps,
+                                "sha256": hashlib.sha256(name.encode()).hexdigest()} for name, deps in packages.items()}}
     (dist / "pyodide-lock.json").write_text(json.dumps(lock))
     for name in packages:
-        (dist / f"{name}-1.0-wasm32.whl").write_bytes(name.encode())
-    config = widget_course / "course.yaml"
+        if name not in skip:
+            (dist / f"{name}-1.0-wasm32.whl").write_bytes(name.encode())
+    config = course / "course.yaml"
     config.write_text(config.read_text().replace("  source: local", "  source: local\n  path: dist"))
-    copied = sorted(p for p in build_site(widget_course).outputs if p.startswith("pyodide/"))
+    return dist
+
+
+def test_a_full_distribution_contributes_only_the_wheels_the_kernels_need(widget_course):
+    make_dist(widget_course, {"numpy": [], "ml-dtypes": ["numpy"], "scipy": ["numpy"]})
+    result = build_site(widget_course)
+    copied = sorted(p for p in result.outputs if p.startswith("pyodide/"))
     assert copied == ["pyodide/ml-dtypes-1.0-wasm32.whl", "pyodide/numpy-1.0-wasm32.whl",
                       "pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
                       "pyodide/pyodide.mjs", "pyodide/python_stdlib.zip"]
+    assert not result.warnings
+    assert "missing" not in runtime_settings(result.outputs["gauges.html"].decode())
+
+
+def test_a_missing_or_changed_wheel_is_a_warning_and_the_page_says_live_python_is_not_available(widget_course):
+    dist = make_dist(widget_course, {"numpy": [], "ml-dtypes": ["numpy"]}, skip=("ml-dtypes",))
+    (dist / "numpy-1.0-wasm32.whl").write_bytes(b"not numpy")
+    result = build_site(widget_course)
+    assert [w.format() for w in result.warnings] == [
+        "course.yaml:3: warning: the Pyodide copy in 'dist' cannot serve what the widgets need for live Python: "
+        "ml-dtypes: ml-dtypes-1.0-wasm32.whl is not in the distribution; "
+        "numpy: numpy-1.0-wasm32.whl does not match the sha256 of the lock file\n"
+        "    hint: copy each wheel into 'dist' from the full Pyodide 314.0.7 distribution (the release tarball, or "
+        "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/<file name>), or set pyodide.path to a full distribution; "
+        "until then live Python says it is not available on this site"]
+    assert runtime_settings(result.outputs["gauges.html"].decode())["missing"] == {
+        "ml-dtypes": "ml-dtypes-1.0-wasm32.whl is not in the distribution",
+        "numpy": "numpy-1.0-wasm32.whl does not match the sha256 of the lock file"}
+    assert not any(p.endswith(".whl") for p in result.outputs if p.startswith("pyodide/"))
+    assert "data-widget-runtime" not in result.outputs["plain.html"].decode()
+    with pytest.raises(ContentError) as caught:
+        build_site(widget_course, BuildOptions(strict=True))
+    assert "ml-dtypes: ml-dtypes-1.0-wasm32.whl is not in the distribution" in caught.value.problems[0].format()
+
+
+def test_a_package_whose_dependency_is_missing_is_not_available_either(widget_course):
+    make_dist(widget_course, {"numpy": [], "ml-dtypes": ["numpy"]}, skip=("numpy",))
+    result = build_site(widget_course)
+    assert runtime_settings(result.outputs["gauges.html"].decode())["missing"] == {
+        "ml-dtypes": "needs numpy", "numpy": "numpy-1.0-wasm32.whl is not in the distribution"}
+    assert not any(p.endswith(".whl") for p in result.outputs if p.startswith("pyodide/"))  # of no use alone
+
+
+def first_problem(course) -> str:
+    """Return the first problem that stops the build of `course`, as printed."""
+    with pytest.raises(ContentError) as caught:
+        build_site(course)
+    return caught.value.problems[0].format()
+
+
+def test_a_distribution_of_another_version_is_an_error(widget_course):
+    make_dist(widget_course, {"numpy": [], "ml-dtypes": []}, version="0.27.0")
+    assert first_problem(widget_course) == (
+        "course.yaml:3: the Pyodide distribution in 'dist' is version 0.27.0, but pyodide.version is 314.0.7\n"
+        "    hint: set pyodide.version to 0.27.0")
+
+
+def test_a_lock_file_that_is_not_one_is_an_error(widget_course):
+    dist = make_dist(widget_course, {"numpy": []})
+    (dist / "pyodide-lock.json").write_text('{"info": {"version": "314.0.7"}, "packages": {"numpy": {"depends": "x"}}}')
+    assert first_problem(widget_course) == (
+        "course.yaml:3: 'dist/pyodide-lock.json' is not a Pyodide lock file (JSON with a file_name for every package)\n"
+        "    hint: point pyodide.path at an unmodified Pyodide 314.0.7 distribution")
+
+
+def test_a_distribution_that_states_no_version_is_read_from_its_loader(widget_course):
+    dist = make_dist(widget_course, {"numpy": [], "ml-dtypes": []})
+    lock = json.loads((dist / "pyodide-lock.json").read_text())
+    del lock["info"]
+    (dist / "pyodide-lock.json").write_text(json.dumps(lock))
+    assert not build_site(widget_course).warnings  # the npm loader holds "314.0.7"
+    (dist / "pyodide.mjs").unlink()
+    (dist / "pyodide.mjs").write_text("// a loader of some other version")
+    assert first_problem(widget_course) == (
+        "course.yaml:3: the Pyodide distribution in 'dist' is of no stated version, but pyodide.version is 314.0.7\n"
+        "    hint: point pyodide.path at a Pyodide 314.0.7 distribution")
+
+
+def test_a_distribution_in_an_older_layout_names_the_files_the_worker_needs(widget_course):
+    dist = make_dist(widget_course, {"numpy": []}, runtime=("pyodide.mjs",))
+    for name in ("repodata.json", "pyodide.asm.js", "pyodide.asm.data", "pyodide_py.tar"):
+        (dist / name).write_text("old")
+    assert first_problem(widget_course) == (
+        "course.yaml:3: the Pyodide distribution in 'dist' lacks pyodide.asm.mjs, pyodide.asm.wasm, "
+        "python_stdlib.zip: the widget worker loads Pyodide 314.0.7's layout (repodata.json and pyodide.asm.js "
+        "belong to Pyodide before 0.23)\n"
+        "    hint: point pyodide.path at a Pyodide 314.0.7 distribution (npm package pyodide@314.0.7, "
+        "or the release's full tarball)")
 
 
 def test_the_pinned_integrity_table_matches_the_npm_copy_of_that_version():
@@ -187,3 +276,14 @@ def test_a_fresh_clone_without_npm_packages_builds_the_sample_course_for_the_cdn
     settings = runtime_settings(build_site(root).outputs["sequence-axis.html"].decode())
     assert settings["integrity"].startswith("sha384-")
     assert settings["indexURL"] == "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/"
+
+
+def test_the_sample_course_checks_clean_for_the_cdn_and_warns_offline_that_the_npm_copy_lacks_numpy(capsys):
+    from helpers import run_cli
+    assert run_cli(capsys, "--root", REPO, "check", "--strict")[0] == 0
+    status, _, err = run_cli(capsys, "--root", REPO, "check", "--offline")
+    assert status == 0 and err.count("warning:") == 1, err
+    assert ("warning: the Pyodide copy in 'node_modules/pyodide' cannot serve what the widgets need for live Python: "
+            "ml-dtypes: ml_dtypes-") in err and "; numpy: numpy-" in err
+    status, _, err = run_cli(capsys, "--root", REPO, "check", "--offline", "--strict")
+    assert status == 1 and "cannot serve what the widgets need" in err
