@@ -10,10 +10,13 @@ in Pyodide). The reference reaches the page only inside the answer's `<details>`
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import math
 import random
 from pathlib import Path
+
+from markdown_it.token import Token
 
 from . import exercise_harness
 from .author_code import AuthorCodeStopped
@@ -49,17 +52,24 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
         if token.type == "fence" and token.level == level and fence_role(token):
             fences[fence_role(token)].append(token)
     usable = True
+    packaged = tokens[start].meta.get("solution", "")  # `solution: module.function` in the course's package
+    if packaged and fences["solution"]:
+        report("':::: exercise' has a 'solution' attribute and a '```python solution' block; keep one")
+        return None
     for role, found in fences.items():
         info = "yaml checks" if role == "checks" else f"python {role}"
+        if packaged and role == "solution":
+            continue
         if len(found) != 1:
             report(f"':::: exercise' needs one '```{info}' block, found {len(found)}",
                    "an exercise holds a starter, a reference solution and its checks")
             usable = False
     if not usable:
         return None
-    starter, solution, checks_fence = (fences[role][0] for role in ROLES)
+    starter, checks_fence = fences["starter"][0], fences["checks"][0]
+    solution = None if packaged else fences["solution"][0]
     for role, token in (("starter", starter), ("reference solution", solution)):
-        problem = _syntax_problem(token.content)
+        problem = token is not None and _syntax_problem(token.content)
         if problem:
             line, message = problem
             _report_at(env, token, line, f"the exercise's {role} is not valid Python: {message}")
@@ -67,9 +77,16 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
     checks = _checks(checks_fence, env)
     if not usable or checks is None:
         return None
+    code = env["ctx"].extra["calc"]
     try:
-        cases = env["ctx"].extra["calc"].call(bake_cases, solution.content, checks["function"], checks["cases"],
-                                               checks["tolerance"])
+        if packaged:
+            source, cases = code.call(bake_from_package, packaged, checks["function"], checks["cases"],
+                                      checks["tolerance"])
+            solution = Token("fence", "code", 0)
+            solution.content, solution.block, solution.level = source, True, level
+            tokens.insert(tokens.index(checks_fence) + 1, solution)
+        else:
+            cases = code.call(bake_cases, solution.content, checks["function"], checks["cases"], checks["tolerance"])
     except AuthorCodeStopped as stopped:
         report(f"the exercise's reference solution {stopped.located()}", LIMIT_HINT)
         return None
@@ -77,7 +94,7 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
         report(err.message, err.hint)
         return None
     for token in (starter, solution):
-        token.info = "python"
+        token.info = "python"  # rendered as plain Python code
     return {"function": checks["function"], "tolerance": checks["tolerance"], "cases": cases,
             "starter": starter, "solution": solution, "checks": checks_fence}
 
@@ -191,6 +208,29 @@ def bake_cases(root: Path, package: str, solution: str, function: str, cases: li
     if not callable(target):
         raise CalcError(f"the exercise's reference solution defines no function {function}()",
                         "name the function the checks call in 'function'")
+    return _bake(target, solution, function, cases, tolerance, names)
+
+
+def bake_from_package(root: Path, package: str, dotted: str, function: str, cases: list, tolerance: float,
+                      build: str) -> tuple[str, list[dict]]:
+    """Return (the source shown as the reference, the baked cases) for a reference that is a function of the
+    course's package, `module.function`; raise CalcError when there is no such function."""
+    names = kernel_names(root, package)
+    module, _, name = dotted.partition(".")
+    target = getattr(names.get(module), name, None) if module in names and module != "math" else None
+    if not callable(target):
+        modules = ", ".join(sorted(n for n in names if n != "math")) or f"none: the course has no {package}/ package"
+        raise CalcError(f"the exercise's solution '{dotted}' names no function of the course's {package} package",
+                        f"write module.function; its modules: {modules}")
+    try:
+        source = inspect.getsource(target)
+    except (OSError, TypeError):
+        raise CalcError(f"the source of '{dotted}' cannot be read for the page") from None
+    return source, _bake(target, "", function, cases, tolerance, {**names, function: target})
+
+
+def _bake(target, solution: str, function: str, cases: list, tolerance: float, names: dict) -> list[dict]:
+    """Return the concrete cases with the reference's results as expected values, checked as the page checks."""
     baked = []
     for case in _concrete(cases):
         entry = {"name": case["name"], "args": case["args"]}

@@ -24,7 +24,7 @@ GENERATED = ("progress-map", "next-up", "tally")
 COMMON_ATTRS = {"lessons": list, "topic": str, "revisit": str, "id": str}
 ATTRS = {"recall": COMMON_ATTRS, "choice": COMMON_ATTRS,
          "explain": {**COMMON_ATTRS, "seconds": int}, "excerpt": {**COMMON_ATTRS, "cite": str},
-         "exercise": {**COMMON_ATTRS, "packages": list}}
+         "exercise": {**COMMON_ATTRS, "packages": list, "solution": str}}
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ID_WORDS = 6
 SLUG_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -102,7 +102,7 @@ def collect_questions(state) -> None:
             if question is not None:
                 env["questions"].append(question)
                 token.meta["question"] = question
-                reshape_question(tokens, index, close, question, env)
+                reshape_question(tokens, index, closing(tokens, index), question, env)  # an exercise may add a token
             index = closing(tokens, index) + 1
             continue
         if token.nesting == 1 and name in PARTS:
@@ -157,6 +157,7 @@ def _question(opener, body, kind: str, env: dict) -> Question | None:
         return None
     slug, anchor = _revisit(attrs.get("revisit", ""), opener, env)
     opener.meta["packages"] = _packages(attrs, opener, env)
+    opener.meta["solution"] = attrs.get("solution", "").strip()
     return Question(id=_unique_id(attrs.get("id") or _slugify(prompt), opener, env), kind=kind,
                     lessons=lessons, line=line, prompt=_plain(prompt), topic=attrs.get("topic", ""),
                     revisit_slug=slug, revisit_anchor=anchor,

@@ -107,6 +107,36 @@ def test_generated_inputs_and_expected_values_are_the_same_in_every_build(tmp_pa
     assert all(c["expected"] == pytest.approx(c["args"][0] / 3) for c in cases)
 
 
+def test_a_reference_from_the_course_package_is_baked_and_shown_from_its_source(tmp_path, capsys):
+    root = copy_course(FIXTURES / "widgets", tmp_path / "course")
+    (root / "lessons" / "03-tiles.md").write_text("---\ntitle: Tiles\n---\n\n" + PACKAGED)
+    (root / "course.yaml").write_text((root / "course.yaml").read_text() + "  - slug: tiles\n")
+    assert run_cli(capsys, "--root", root, "build")[0] == 0
+    html = (root / "site" / "tiles.html").read_text()
+    assert json.loads(CHECKS.search(html).group(1))["cases"] == [
+        {"name": "five", "args": [-5], "expected": 17}, {"name": "six", "args": [-6], "expected": 14}]
+    answer = html[html.index("<summary>Reference solution</summary>"):]
+    assert '<span class="nf">largest_safe_tile</span>' in answer[:answer.index("</details>")]
+
+
+PACKAGED = """:::: exercise {id: tile, solution: overflow.largest_safe_tile}
+Write `largest_safe_tile(g_min)`.
+
+```python starter
+def largest_safe_tile(g_min):
+    ...
+```
+
+```yaml checks
+function: largest_safe_tile
+cases:
+  - {name: five, args: [-5]}
+  - {name: six, args: [-6]}
+```
+::::
+"""
+
+
 EXERCISE = """
 :::: exercise {id: third}
 Write `third(x)`.
