@@ -6,6 +6,7 @@ self-hosts the npm `pyodide` package: enough for pure Python.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -29,21 +30,29 @@ RAISES = RIGHT.replace("int(BF16_MAX_LOG // -g_min)", "int(BF16_MAX_LOG // -g_mi
 LOOPS = RIGHT.replace("return int(", "while True:\n        pass\n    return int(")
 
 
-def exercise_block() -> str:
-    text = (REPO / "lessons" / "03-sequence-axis.md").read_text()
+def exercise_block(lesson: str = "03-sequence-axis.md") -> str:
+    text = (REPO / "lessons" / lesson).read_text()
     block = re.search(r"^:::: exercise \{revisit: [^,]+, (.*?)^::::$", text, re.S | re.M)
     return ":::: exercise {" + block.group(1) + "::::\n"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    course = copy_course(FIXTURES / "widgets", tmp_path_factory.mktemp("exercises") / "course")
-    (course / "lessons" / "03-tiles.md").write_text("---\ntitle: Tiles\n---\n\n## Try it\n\n" + exercise_block())
+def build(root: Path, block: str, pyodide: str = "") -> Path:
+    """Build the widget fixture course with `block` on a page tiles.html (and other pyodide settings)."""
+    course = copy_course(FIXTURES / "widgets", root)
+    (course / "lessons" / "03-tiles.md").write_text("---\ntitle: Tiles\n---\n\n## Try it\n\n" + block)
     config = course / "course.yaml"
-    config.write_text(config.read_text() + "  - slug: tiles\n")
+    text = config.read_text()
+    if pyodide:
+        text = text.replace("pyodide:\n  source: local\n", f"pyodide:\n{pyodide}")
+    config.write_text(text + "  - slug: tiles\n")
     status = run_cli(_NoCapture(), "--root", course, "build")[0]
     assert status == 0
     return course / "site"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("exercises") / "course", exercise_block())
 
 
 class _NoCapture:
@@ -170,3 +179,40 @@ def test_axe_finds_no_serious_violation_after_a_check(site, context_factory):
         result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
         serious = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
         assert serious == []
+
+
+def test_python_that_cannot_load_is_said_plainly_and_nothing_is_committed(tmp_path, context_factory):
+    site = build(tmp_path / "cdn", exercise_block(), pyodide="  source: cdn\n")
+    with serving(site) as base:
+        page = context_factory(service_workers="block").new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+        page.goto(base + "tiles.html")
+        page.wait_for_selector("html[data-review=ready]")
+        write(page, RIGHT)
+        check(page, r"^Python is unavailable: Python could not be loaded \(runtime:")
+        assert page.locator(f"{Q} details[data-answer]").is_hidden()
+        assert page.locator(f"{Q} .exercise-check").is_enabled()
+
+
+LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
+NUMPY_ANSWER = """import numpy as np
+
+def kda_step(S, k, v, g, beta):
+    S, k, v, g = (np.asarray(x, dtype=float) for x in (S, k, v, g))
+    S = np.exp(g)[:, None] * S
+    return S + beta * np.outer(k, v - k @ S)
+"""
+
+
+@pytest.mark.skipif(not LIVE_DIST, reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution "
+                                          "(with numpy) to check the KDA exercise live")
+def test_the_kda_exercise_checks_a_numpy_answer_live(tmp_path, context_factory):
+    site = build(tmp_path / "live", exercise_block("02-kda.md"), pyodide=f"  source: local\n  path: {LIVE_DIST}\n")
+    with serving(site) as base:
+        page = context_factory(service_workers="block").new_page()
+        page.goto(base + "tiles.html")
+        page.wait_for_selector("html[data-review=ready]")
+        page.locator("#q-one-token-update .exercise-code").fill(NUMPY_ANSWER)
+        page.locator("#q-one-token-update .exercise-check").click()
+        expect(page.locator("#q-one-token-update .exercise-status")).to_have_text(
+            re.compile(r"^5 of 5 checks passed; scored yes"), timeout=180000)
