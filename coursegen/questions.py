@@ -1,4 +1,4 @@
-"""Retrieval-practice questions: `:::: recall`, `explain`, `choice` and `excerpt` blocks.
+"""Retrieval-practice questions: `:::: recall`, `explain`, `choice`, `excerpt` and `exercise` blocks.
 
 The syntax is the contract in docs/architecture.md; docs/reviews.md explains it to authors.
 A core rule finds each question block, validates it (problems carry the block's line), records a
