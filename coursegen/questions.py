@@ -44,6 +44,7 @@ class Question:
     revisit_anchor: str = ""
     seconds: int = 0
     cite: str = ""
+    packages: tuple[str, ...] = ()  # an exercise's Pyodide packages
 
     @property
     def revisit_url(self) -> str:
@@ -156,12 +157,12 @@ def _question(opener, body, kind: str, env: dict) -> Question | None:
                "write the question as the first paragraph inside the block")
         return None
     slug, anchor = _revisit(attrs.get("revisit", ""), opener, env)
-    opener.meta["packages"] = _packages(attrs, opener, env)
+    packages = opener.meta["packages"] = _packages(attrs, opener, env)
     opener.meta["solution"] = attrs.get("solution", "").strip()
     return Question(id=_unique_id(attrs.get("id") or _slugify(prompt), opener, env), kind=kind,
                     lessons=lessons, line=line, prompt=_plain(prompt), topic=attrs.get("topic", ""),
                     revisit_slug=slug, revisit_anchor=anchor,
-                    seconds=_seconds(attrs, opener, env), cite=attrs.get("cite", "").strip())
+                    seconds=_seconds(attrs, opener, env), cite=attrs.get("cite", "").strip(), packages=packages)
 
 
 def _prompt_text(body) -> str:

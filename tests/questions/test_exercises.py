@@ -107,6 +107,18 @@ def test_generated_inputs_and_expected_values_are_the_same_in_every_build(tmp_pa
     assert all(c["expected"] == pytest.approx(c["args"][0] / 3) for c in cases)
 
 
+def test_a_course_whose_only_python_is_an_exercise_self_hosts_the_runtime_without_the_package_wheel(tmp_path, capsys):
+    root = copy_course(FIXTURES / "mini", tmp_path / "mini")
+    lesson = root / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + EXERCISE)
+    (root / "course.yaml").write_text((root / "course.yaml").read_text() + "pyodide:\n  source: local\n")
+    assert run_cli(capsys, "--root", root, "build")[0] == 0
+    site = root / "site"
+    assert (site / "pyodide" / "pyodide.mjs").is_file() and (site / "pyodide" / "pyodide.asm.wasm").is_file()
+    assert not list(site.rglob("*.whl"))
+    assert page_checks(site, "second.html")["runtime"]["indexURL"] == "pyodide/"
+
+
 def test_a_reference_from_the_course_package_is_baked_and_shown_from_its_source(tmp_path, capsys):
     root = copy_course(FIXTURES / "widgets", tmp_path / "course")
     (root / "lessons" / "03-tiles.md").write_text("---\ntitle: Tiles\n---\n\n" + PACKAGED)
