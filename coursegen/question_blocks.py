@@ -67,7 +67,7 @@ def reshape_question(tokens, start: int, end: int, question, env: dict) -> None:
         _reshape_choice(tokens, start, end, level)
         return
     if question.kind == "exercise":
-        _reshape_exercise(tokens, start, end, level, tokens[start].meta["exercise"])
+        _reshape_exercise(tokens, start, end, level, tokens[start].meta["exercise"], question.id)
         return
     answer = find(tokens, start, end, level, "container_answer_open")
     tokens.insert(answer, html("</div>\n"))
@@ -98,9 +98,10 @@ def _reshape_choice(tokens, start: int, end: int, level: int) -> None:
     tokens.insert(closing(tokens, start), html("</div>\n</details>\n"))
 
 
-def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict) -> None:
-    """Close the prompt before the first fence or hint; wrap the starter; put the reference solution in the
-    answer's `<details>` and the checks' baked cases in a JSON block for exercise.js."""
+def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict, qid: str) -> None:
+    """Close the prompt before the first fence or hint; put the starter in a plain text box (usable without
+    JavaScript), the reference solution in the answer's `<details>` and the checks' baked cases in a JSON
+    block for exercise.js."""
     starter, solution, checks = exercise["starter"], exercise["solution"], exercise["checks"]
     first = next(i for i, t in children_at(tokens, start + 1, end, level)
                  if t.type == "container_hint_open" or any(t is fence for fence in (starter, solution, checks)))
@@ -110,9 +111,12 @@ def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict) 
     at = tokens.index(solution)
     tokens[at:at + 1] = [html('<details class="question-answer" data-answer>\n<summary>Reference solution</summary>\n'
                               '<div class="question-answer-body">\n'), solution, html("</div>\n</details>\n")]
-    at = tokens.index(starter)
-    tokens[at:at + 1] = [html('<div class="exercise-starter" data-exercise-starter>\n'
-                              '<p class="exercise-label">Starter code</p>\n'), starter, html("</div>\n")]
+    rows = min(30, starter.content.count("\n") + 2)
+    box = escapeHtml(f"q-{qid}-code")
+    tokens[tokens.index(starter)] = html(
+        f'<div class="exercise-starter" data-exercise-starter>\n<label class="exercise-label" for="{box}">Your code, '
+        f'starting from the starter</label>\n<textarea id="{box}" class="exercise-code" rows="{rows}" spellcheck="false" '
+        f'autocapitalize="off" autocomplete="off">\n{escapeHtml(starter.content)}</textarea>\n</div>\n')
 
 
 def _split_option(tokens, item: int, inline: Token) -> list[Token]:

@@ -85,7 +85,12 @@ def check(page, expected_status: str) -> None:
 def test_without_javascript_the_prompt_starter_and_reference_are_a_study_sheet(tiles):
     page, watch = tiles(java_script_enabled=False)
     assert page.locator(f"{Q} .question-prompt").is_visible()
-    assert "def largest_safe_tile(g_min):" in page.locator(f"{Q} [data-exercise-starter]").inner_text()
+    box = page.locator(f"{Q} textarea.exercise-code")  # a plain text box, usable without JavaScript
+    assert box.input_value().startswith("import math\n\nBF16_MAX_LOG = ")
+    assert "def largest_safe_tile(g_min):\n" in box.input_value()
+    box.fill(RIGHT)
+    assert box.input_value() == RIGHT
+    assert page.locator(f"{Q} .exercise-check").count() == 0  # nothing that needs a script is shown
     answer = page.locator(f"{Q} details[data-answer]")
     assert answer.is_visible() and not answer.evaluate("d => d.open")
     assert "while abs(g_min)" in answer.text_content()

@@ -72,11 +72,11 @@ export function enhance(question, ctx) {
   const key = ctx.keyOf(question);
   const spec = JSON.parse(question.querySelector("[data-exercise-checks]").textContent);
   const starterBox = question.querySelector("[data-exercise-starter]");
-  const starter = starterBox.querySelector("code").textContent;
+  const code = starterBox.querySelector("textarea");  // the page's own text box, holding the starter
+  const starter = code.defaultValue;
   const answer = question.querySelector("[data-answer]");
   const id = question.id;
-  const code = el("textarea", { id: `${id}-code`, class: "exercise-code", rows: Math.max(6, starter.split("\n").length + 2),
-    spellcheck: "false", autocapitalize: "off", autocomplete: "off", "aria-describedby": `${id}-keys` });
+  code.setAttribute("aria-describedby", `${id}-keys`);
   const keys = el("p", { class: "exercise-keys", id: `${id}-keys` },
     "Tab indents and Shift+Tab dedents; press Esc, then Tab, to leave the code box.");
   const run = el("button", { type: "button", class: "exercise-run" }, "Run");
@@ -85,10 +85,8 @@ export function enhance(question, ctx) {
   const status = el("p", { class: "exercise-status", role: "status", "aria-live": "polite" });
   const output = el("pre", { class: "exercise-output", hidden: true });
   const results = el("ul", { class: "exercise-results", hidden: true });
-  starterBox.hidden = true;
   starterBox.after(el("div", { class: "exercise-editor" },
-    el("label", { for: code.id }, "Your code"), code, keys,
-    el("div", { class: "exercise-buttons" }, run, check, restart), status, output, results));
+    keys, el("div", { class: "exercise-buttons" }, run, check, restart), status, output, results));
   const scores = ctx.scoreGroup(question, ctx, {
     label: "Did you get it? The checks scored it; change the score if they were unfair.",
     again() { store.update(key, { revealed: false, score: undefined }); code.focus(); },
