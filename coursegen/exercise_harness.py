@@ -26,7 +26,7 @@ def run(code, function, cases, tolerance, mode="check", names=None):
     with contextlib.redirect_stdout(printed):
         try:
             exec(compiled, namespace)
-        except Exception as err:  # noqa: BLE001 - the learner's mistake, reported with its line
+        except BaseException as err:  # noqa: BLE001 - the learner's mistake (even sys.exit()), reported with its line
             return {"error": located(err), "output": printed.getvalue()[:OUTPUT_LIMIT]}
         if mode != "check":
             return {"output": printed.getvalue()[:OUTPUT_LIMIT]}
@@ -42,7 +42,7 @@ def check_case(target, case, tolerance):
     report = {"name": case["name"], "args": case["args"], "passed": False}
     try:
         result = plain(target(*json.loads(json.dumps(case["args"]))))  # a fresh copy: the code may change it
-    except Exception as err:  # noqa: BLE001
+    except BaseException as err:  # noqa: BLE001 - as in run()
         report["error"] = located(err)
         return report
     report["actual"] = shown(result)

@@ -202,7 +202,7 @@ def bake_cases(root: Path, package: str, solution: str, function: str, cases: li
     namespace = {"__name__": "__exercise__", **names}
     try:
         exec(compile(solution, exercise_harness.FILE, "exec"), namespace)
-    except Exception as err:  # noqa: BLE001
+    except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
         raise CalcError(f"the exercise's reference solution raised {exercise_harness.located(err)}") from None
     target = namespace.get(function)
     if not callable(target):
@@ -239,7 +239,7 @@ def _bake(target, solution: str, function: str, cases: list, tolerance: float, n
         else:
             try:
                 value = exercise_harness.plain(target(*json.loads(json.dumps(case["args"]))))
-            except Exception as err:  # noqa: BLE001
+            except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
                 raise CalcError(f"the exercise's reference solution fails check '{case['name']}': "
                                 f"{exercise_harness.located(err)}") from None
             entry["expected"] = rounded(case["expected"] if "expected" in case else value, case["name"])
@@ -264,7 +264,7 @@ def _concrete(cases: list) -> list[dict]:
             rng = random.Random(case["seed"] * 1000 + number)
             try:
                 args = eval(case["generate"], {"rng": rng, "math": math})  # noqa: S307 - the author's own code
-            except Exception as err:  # noqa: BLE001
+            except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
                 raise CalcError(f"check '{case['name']}' cannot generate its inputs: "
                                 f"{type(err).__name__}: {err}") from None
             if not isinstance(args, (list, tuple)):

@@ -83,6 +83,7 @@ def test_the_harness_reports_the_line_in_the_checked_code():
     assert exercise_harness.run("def f(x) return", "f", cases, 1e-9)["error"].startswith("line 1: SyntaxError")
     assert exercise_harness.run("x = 1\n", "f", cases, 1e-9)["error"] == "your code defines no function f()"
     assert exercise_harness.run("print('hi')\n", "f", cases, 1e-9, mode="run") == {"output": "hi\n"}
+    assert exercise_harness.run("import sys\nsys.exit(3)\n", "f", cases, 1e-9)["error"] == "line 2: SystemExit: 3"
     near = [{"name": "near", "args": [], "expected": [1.0, 2.0]}]
     assert exercise_harness.run("def f():\n    return [1.0 + 1e-12, 2]\n", "f", near, 1e-9)["results"][0]["passed"]
     assert not exercise_harness.run("def f():\n    return [1.1, 2]\n", "f", near, 1e-9)["results"][0]["passed"]

@@ -40,7 +40,9 @@ class ExercisePython {
     this.worker?.terminate();
     this.worker = null;
     this.booted = null;
+    const waiting = [...this.jobs.values()];  // another exercise's run on the same worker ends with it
     this.jobs.clear();
+    for (const settle of waiting) settle({ type: "error", message: "Python was restarted during this run; run it again" });
   }
 
   /** Return the harness's report for `params`, or throw (a timeout ends the worker). */
