@@ -27,7 +27,10 @@ class ExercisePython {
       worker.onerror = (event) => { event.preventDefault(); reject(new Error("the Python worker could not start")); };
       worker.onmessage = ({ data }) => {
         if (data.type === "ready") { clearTimeout(timer); resolve(); }
-        else if (data.type === "failed") { clearTimeout(timer); reject(new Error(`Python could not be loaded (${data.stage}: ${data.reason})`)); }
+        else if (data.type === "failed") {
+          clearTimeout(timer);
+          reject(new Error(`Python could not be loaded (${data.stage}: ${data.reason})`));
+        }
         else if (data.type === "result" || data.type === "error") this.jobs.get(data.id)?.(data);
       };
       worker.postMessage({ type: "boot", indexURL: url(this.runtime.indexURL), integrity: this.runtime.integrity,
@@ -51,8 +54,10 @@ class ExercisePython {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
+        this.jobs.delete(id);  // this run ends with its own message; others on the worker are told it restarted
         this.stop();
-        reject(Object.assign(new Error(`your code ran for more than ${RUN_LIMIT_MS / 1000} s and was stopped`), { timeout: true }));
+        const message = `your code ran for more than ${RUN_LIMIT_MS / 1000} s and was stopped`;
+        reject(Object.assign(new Error(message), { timeout: true }));
       }, RUN_LIMIT_MS);
       this.jobs.set(id, (data) => {
         clearTimeout(timer);
