@@ -199,6 +199,17 @@ def test_python_that_cannot_load_is_said_plainly_and_nothing_is_committed(tmp_pa
         assert page.locator(f"{Q} .exercise-check").is_enabled()
 
 
+def test_the_page_boots_python_with_every_exercise_s_packages(tmp_path, context_factory):
+    # The npm runtime has no numpy, so the KDA exercise's package stops the boot, for both exercises.
+    site = build(tmp_path / "both", exercise_block() + "\n" + exercise_block("02-kda.md"))
+    with serving(site) as base:
+        page = context_factory(service_workers="block").new_page()
+        page.goto(base + "tiles.html")
+        page.wait_for_selector("html[data-review=ready]")
+        write(page, RIGHT)
+        check(page, r"^Python is unavailable: Python could not be loaded \(packages: .*numpy")
+
+
 LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
 NUMPY_ANSWER = """import numpy as np
 

@@ -34,7 +34,7 @@ class ExercisePython {
         else if (data.type === "result" || data.type === "error") this.jobs.get(data.id)?.(data);
       };
       worker.postMessage({ type: "boot", indexURL: url(this.runtime.indexURL), integrity: this.runtime.integrity,
-        packages: this.packages, wheel: "", module: "" });
+        packages: [...this.packages].sort(), wheel: "", module: "" });
     }).catch((error) => { this.stop(); throw error; });
     return this.booted;
   }
@@ -70,14 +70,17 @@ class ExercisePython {
   }
 }
 
+// The page's exercises share one worker, booted with the packages any of them needs.
+const pagePackages = new Set();
 let shared = null;
-const pythonFor = (spec) => (shared ??= new ExercisePython(spec.runtime, spec.packages));
+const pythonFor = (spec) => (shared ??= new ExercisePython(spec.runtime, pagePackages));
 
 /** Enhance one exercise; return { restore, reset } for the tally's buttons. */
 export function enhance(question, ctx) {
   const { el, store } = ctx;
   const key = ctx.keyOf(question);
   const spec = JSON.parse(question.querySelector("[data-exercise-checks]").textContent);
+  for (const name of spec.packages) pagePackages.add(name);
   const starterBox = question.querySelector("[data-exercise-starter]");
   const code = starterBox.querySelector("textarea");  // the page's own text box, holding the starter
   const starter = code.defaultValue;
