@@ -33,11 +33,14 @@ MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in au
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
 CALC_USE = re.compile(r"\{calc\}`")
 WIDGET_USE = re.compile(r"^\s*(`{3,}|~{3,})\s*widget\b", re.M)
+EXERCISE_USE = re.compile(r"^\s*:{4,}\s*exercise\b", re.M)  # its reference runs in the course's Python
 
 
 def uses_author_code(text: str) -> bool:
-    """Return True when a source has a `{calc}` role or a widget fence: parsing it runs the course's Python."""
-    return ("{calc}" in text and bool(CALC_USE.search(text))) or ("widget" in text and bool(WIDGET_USE.search(text)))
+    """Return True when a source has a `{calc}` role, a widget fence or an exercise: parsing it runs the course's
+    Python."""
+    return (("{calc}" in text and bool(CALC_USE.search(text))) or ("widget" in text and bool(WIDGET_USE.search(text)))
+            or ("exercise" in text and bool(EXERCISE_USE.search(text))))
 
 
 CACHE_FOLDER = ".coursegen-cache"  # in the course root: git-ignored, safe to delete at any time
@@ -167,8 +170,8 @@ class BuildCache:
         uses, text = [self._shared["all"]], source.text
         if "{calc}" in text and CALC_USE.search(text):  # substring tests first: regexes cost more
             uses.append(self._shared["calc"])
-        if "widget" in text and WIDGET_USE.search(text):
-            uses.append(self._shared["widgets"])
+        if ("widget" in text and WIDGET_USE.search(text)) or ("exercise" in text and EXERCISE_USE.search(text)):
+            uses.append(self._shared["widgets"])  # an exercise also carries the theme's worker URL
         return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
 
     def start_render(self, course, root: Path, common: dict) -> None:

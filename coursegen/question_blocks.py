@@ -15,7 +15,7 @@ from .markdown import split_info
 
 OPTION_MARK = re.compile(r"^\[( |x|X)\]\s*")
 KIND_LABELS = {"recall": "Free recall", "explain": "Explain it aloud", "choice": "Choose one",
-               "excerpt": "Read the source"}
+               "excerpt": "Read the source", "exercise": "Write the code"}
 
 
 def _block(token: Token) -> Token:
@@ -66,6 +66,9 @@ def reshape_question(tokens, start: int, end: int, question, env: dict) -> None:
     if question.kind == "choice":
         _reshape_choice(tokens, start, end, level)
         return
+    if question.kind == "exercise":
+        _reshape_exercise(tokens, start, end, level, tokens[start].meta["exercise"], question.id)
+        return
     answer = find(tokens, start, end, level, "container_answer_open")
     tokens.insert(answer, html("</div>\n"))
     quote = find(tokens, start, answer, level, "blockquote_open")
@@ -93,6 +96,27 @@ def _reshape_choice(tokens, start: int, end: int, level: int) -> None:
     tokens[list_close + 1:list_close + 1] = feedback
     tokens.insert(list_open, html("</div>\n"))
     tokens.insert(closing(tokens, start), html("</div>\n</details>\n"))
+
+
+def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict, qid: str) -> None:
+    """Close the prompt before the first fence or hint; put the starter in a plain text box (usable without
+    JavaScript), the reference solution in the answer's `<details>` and the checks' baked cases in a JSON
+    block for exercise.js."""
+    starter, solution, checks = exercise["starter"], exercise["solution"], exercise["checks"]
+    first = next(i for i, t in children_at(tokens, start + 1, end, level)
+                 if t.type == "container_hint_open" or any(t is fence for fence in (starter, solution, checks)))
+    tokens.insert(first, html("</div>\n"))
+    checks.type, checks.content = "html_block", (f'<script type="application/json" data-exercise-checks>'
+                                                 f'{exercise["json"]}</script>\n')
+    at = tokens.index(solution)
+    tokens[at:at + 1] = [html('<details class="question-answer" data-answer>\n<summary>Reference solution</summary>\n'
+                              '<div class="question-answer-body">\n'), solution, html("</div>\n</details>\n")]
+    rows = min(30, starter.content.count("\n") + 2)
+    box = escapeHtml(f"q-{qid}-code")
+    tokens[tokens.index(starter)] = html(
+        f'<div class="exercise-starter" data-exercise-starter>\n<label class="exercise-label" for="{box}">Your code, '
+        f'starting from the starter</label>\n<textarea id="{box}" class="exercise-code" rows="{rows}" spellcheck="false" '
+        f'autocapitalize="off" autocomplete="off">\n{escapeHtml(starter.content)}</textarea>\n</div>\n')
 
 
 def _split_option(tokens, item: int, inline: Token) -> list[Token]:
@@ -153,6 +177,9 @@ def _label(question) -> str:
 def render_part(self, tokens, idx, options, env):
     """Render `::: answer` as a `<details>` and `::: explanation` as the general explanation."""
     token = tokens[idx]
+    if token.type.startswith("container_hint"):
+        return ('<details class="exercise-hint" data-hint>\n<summary>Hint</summary>\n<div class="exercise-hint-body">\n'
+                if token.nesting == 1 else "</div>\n</details>\n")
     if token.type.startswith("container_explanation"):
         return '<div class="choice-explanation">\n' if token.nesting == 1 else "</div>\n"
     if token.nesting == -1:

@@ -19,6 +19,13 @@ def check_structure(tokens, start: int, end: int, kind: str, env: dict) -> bool:
         return False
     if kind == "choice":
         return _check_choice(tokens, start, end, parts, report)
+    if kind == "exercise":
+        wrong = [t for _, t in parts if t.type != "container_hint_open"]
+        for token in wrong:
+            name = token.type[len("container_"):-len("_open")]
+            report(f"':::: exercise' takes '::: hint' parts, not '::: {name}'",
+                   "its reference solution is the '```python solution' block")
+        return not wrong
     answers = [i for i, t in parts if t.type == "container_answer_open"]
     if any(t.type == "container_explanation_open" for _, t in parts):
         report(f"':::: {kind}' takes '::: answer'; '::: explanation' belongs to ':::: choice'",

@@ -1,4 +1,4 @@
-"""Retrieval-practice questions: `:::: recall`, `explain`, `choice` and `excerpt` blocks.
+"""Retrieval-practice questions: `:::: recall`, `explain`, `choice`, `excerpt` and `exercise` blocks.
 
 The syntax is the contract in docs/architecture.md; docs/reviews.md explains it to authors.
 A core rule finds each question block, validates it (problems carry the block's line), records a
@@ -12,17 +12,20 @@ import re
 from dataclasses import dataclass
 
 from .errors import choices_hint
+from .exercises import page_data, prepare_exercise
 from .markdown import parse_attrs, register_block, split_info
 from .model import Link
 from .question_checks import check_structure
 from .question_blocks import closing, render_generated, render_part, render_question, reshape_question
 
-KINDS = ("recall", "explain", "choice", "excerpt")
-PARTS = ("answer", "explanation")
+KINDS = ("recall", "explain", "choice", "excerpt", "exercise")
+PARTS = ("answer", "explanation", "hint")
 GENERATED = ("progress-map", "next-up", "tally")
 COMMON_ATTRS = {"lessons": list, "topic": str, "revisit": str, "id": str}
 ATTRS = {"recall": COMMON_ATTRS, "choice": COMMON_ATTRS,
-         "explain": {**COMMON_ATTRS, "seconds": int}, "excerpt": {**COMMON_ATTRS, "cite": str}}
+         "explain": {**COMMON_ATTRS, "seconds": int}, "excerpt": {**COMMON_ATTRS, "cite": str},
+         "exercise": {**COMMON_ATTRS, "packages": list, "solution": str}}
+PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ID_WORDS = 6
 SLUG_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -41,6 +44,7 @@ class Question:
     revisit_anchor: str = ""
     seconds: int = 0
     cite: str = ""
+    packages: tuple[str, ...] = ()  # an exercise's Pyodide packages
 
     @property
     def revisit_url(self) -> str:
@@ -94,10 +98,12 @@ def collect_questions(state) -> None:
             question = _question(token, tokens[index + 1:close], name, env)
             if question is not None and not check_structure(tokens, index, close, name, env):
                 question = None
+            if question is not None and name == "exercise" and not _exercise(tokens, index, close, env):
+                question = None
             if question is not None:
                 env["questions"].append(question)
                 token.meta["question"] = question
-                reshape_question(tokens, index, close, question, env)
+                reshape_question(tokens, index, closing(tokens, index), question, env)  # an exercise may add a token
             index = closing(tokens, index) + 1
             continue
         if token.nesting == 1 and name in PARTS:
@@ -107,6 +113,29 @@ def collect_questions(state) -> None:
             _error(env, token, f"'::: {name}' is generated from course.yaml and takes no content",
                    f"leave the block empty: a line '::: {name}' and a line ':::'")
         index += 1
+
+
+def _packages(attrs: dict, opener, env: dict) -> tuple[str, ...]:
+    """Return the Pyodide packages an exercise needs (sorted, once each)."""
+    packages = attrs.get("packages", [])
+    for package in packages:
+        if not isinstance(package, str) or not PACKAGE_NAME.match(package):
+            _error(env, opener, f"'packages' lists Pyodide package names, found {package!r}", "e.g. {packages: [numpy]}")
+            return ()
+    return tuple(sorted(set(packages)))
+
+
+def _exercise(tokens, index: int, close: int, env: dict) -> bool:
+    """Check and bake an exercise (its checks run the reference in the worker); keep it for the reshaping."""
+    opener = tokens[index]
+    report = lambda message, hint="": _error(env, opener, message, hint)  # noqa: E731
+    exercise = prepare_exercise(tokens, index, close, env, report)
+    if exercise is None:
+        return False
+    runtime = getattr(env["ctx"].extra.get("widgets"), "runtime", {})
+    exercise["json"] = page_data(exercise, list(opener.meta["packages"]), runtime)
+    opener.meta["exercise"] = exercise
+    return True
 
 
 def _line(token) -> int:
@@ -128,10 +157,12 @@ def _question(opener, body, kind: str, env: dict) -> Question | None:
                "write the question as the first paragraph inside the block")
         return None
     slug, anchor = _revisit(attrs.get("revisit", ""), opener, env)
+    packages = opener.meta["packages"] = _packages(attrs, opener, env)
+    opener.meta["solution"] = attrs.get("solution", "").strip()
     return Question(id=_unique_id(attrs.get("id") or _slugify(prompt), opener, env), kind=kind,
                     lessons=lessons, line=line, prompt=_plain(prompt), topic=attrs.get("topic", ""),
                     revisit_slug=slug, revisit_anchor=anchor,
-                    seconds=_seconds(attrs, opener, env), cite=attrs.get("cite", "").strip())
+                    seconds=_seconds(attrs, opener, env), cite=attrs.get("cite", "").strip(), packages=packages)
 
 
 def _prompt_text(body) -> str:
@@ -148,8 +179,9 @@ def _has_prompt(body, kind: str) -> bool:
     """Return whether the block has text, outside any quote, before its first part or option list."""
     depth = 0
     for token in body:
-        if token.type.startswith(("container_answer", "container_explanation")) or (
-                token.type == "bullet_list_open" and kind == "choice" and depth == 0):
+        if token.type.startswith(("container_answer", "container_explanation", "container_hint")) or (
+                token.type == "bullet_list_open" and kind == "choice" and depth == 0) or (
+                token.type == "fence" and kind == "exercise" and depth == 0):
             return False
         depth += {"blockquote_open": 1, "blockquote_close": -1}.get(token.type, 0)
         if token.type == "inline" and token.content.strip() and depth == 0:

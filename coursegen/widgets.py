@@ -91,20 +91,24 @@ def pyodide_packages(widgets) -> list[str]:
 
 
 def add_files(course, root: Path, assets, problems: Problems) -> None:
-    """Add each used widget's view and stylesheet, the course package's wheel and (self-hosted) Pyodide."""
+    """Add each used widget's view and stylesheet, the course package's wheel and (self-hosted) Pyodide, which
+    exercises use too (with their own packages; the learner's code does not import the course package)."""
     used = sorted({name for unit in course.written for name in unit.page.widgets}) if course else []
+    exercises = [q for unit in course.written for q in unit.page.questions if q.kind == "exercise"] if course else []
     for name in used:
         for file in ("view.js", "style.css"):
             assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
-    if not used:
+    if not used and not exercises:
         return
     package = course_package(root, course.config)
-    if package:
+    if package and used:
         site_path, data = package_wheel(root, package)
         assets.files[site_path] = data
     specs = load_widgets(root, Problems())  # prepare reported their problems
+    packages = {*pyodide_packages(specs[name] for name in used if name in specs),
+                *(name for question in exercises for name in question.packages)}
     try:
-        site = pyodide_site(root, course.config.pyodide, pyodide_packages(specs[name] for name in used if name in specs))
+        site = pyodide_site(root, course.config.pyodide, sorted(packages))
     except SiteError:
         return  # prepare reported it
     for site_path, source in site.files.items():

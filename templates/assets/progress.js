@@ -50,6 +50,7 @@ export function sanitizeRecord(value) {
   const out = {};
   if (typeof value.text === "string") out.text = value.text.slice(0, 20000);
   if (value.aloud === true) out.aloud = true;
+  if (typeof value.code === "string") out.code = value.code.slice(0, 20000);
   if (value.revealed === true) out.revealed = true;
   if (SCORES.includes(value.score)) out.score = value.score;
   if (Number.isInteger(value.choice) && value.choice >= 0) out.choice = value.choice;

@@ -39,9 +39,9 @@ async function start({ course, page }) {
 }
 
 async function enhanceQuestions(questions, store, page) {
-  const [schedule, recall, choice, tally, transfer] = await Promise.all(
+  const [schedule, recall, choice, tally, transfer, exercise] = await Promise.all(
     ["review/schedule.js", "review/recall.js", "review/choice.js", "review/tally.js",
-      "review/transfer.js"].map(load));
+      "review/transfer.js", "review/exercise.js"].map(load));
   // The FSRS library is the largest module: fetch it at the first score, not with the page.
   let scheduler = null;
   const getScheduler = async () => (scheduler ??= schedule.makeScheduler(await load("vendor/ts-fsrs.js")));
@@ -54,6 +54,7 @@ async function enhanceQuestions(questions, store, page) {
   };
   const ctx = {
     el, store, seed: store.data.seed, keyOf, dueText: schedule.dueText, nextText: schedule.nextText,
+    scoreGroup: recall.scoreGroup,
     announce(text) { announcer.textContent = ""; requestAnimationFrame(() => { announcer.textContent = text; }); },
     score(question, value) {
       // The score and the tally change at once; the next-due date follows when the scheduler is in.
@@ -72,7 +73,8 @@ async function enhanceQuestions(questions, store, page) {
   for (const q of questions) {  // warm the scheduler up as soon as a learner starts on a question
     for (const type of ["focusin", "pointerdown"]) q.addEventListener(type, getScheduler, { once: true });
   }
-  const views = questions.map((q) => (q.dataset.kind === "choice" ? choice : recall).enhance(q, ctx));
+  const kinds = { choice, exercise };
+  const views = questions.map((q) => (kinds[q.dataset.kind] ?? recall).enhance(q, ctx));
   if (section) {
     transfer.mount(section, { ...ctx, reset: () => views.forEach((v) => v.reset()),
       reload: () => views.forEach((v) => v.restore()) });

@@ -48,6 +48,16 @@ const checks = {
     progress.openStore("C", storage).update("r/q", { text: "typed", score: "partly" });
     assert.deepEqual(progress.openStore("C", storage).record("r/q"), { text: "typed", score: "partly" });
   },
+  "an exercise's code is kept, exported and imported as text only"() {
+    const first = progress.openStore("C", memoryStorage());
+    first.update("l/ex", { code: "def f(x):\n    return x\n", revealed: true, score: "yes" });
+    const second = progress.openStore("C", memoryStorage());
+    assert.equal(second.importText(first.exportText()), true);
+    assert.equal(second.record("l/ex").code, "def f(x):\n    return x\n");
+    const clean = progress.sanitizeRecord({ code: { evil: true } });
+    assert.equal(clean.code, undefined);
+    assert.equal(progress.sanitizeRecord({ code: "x".repeat(30000) }).code.length, 20000);
+  },
   "corrupt or foreign storage starts afresh"() {
     for (const bad of ["{oops", "[]", '{"format":"coursegen-progress","version":0}', '"text"']) {
       const store = progress.openStore("C", memoryStorage({ [KEY]: bad }));

@@ -10,7 +10,12 @@ export function enhance(question, ctx) {
   const body = answer.querySelector(".question-answer-body");
   body.tabIndex = -1;
   const { node, text, aloud, reveal, lock } = commitControls(question, ctx);
-  const scores = scoreGroup(question, ctx);
+  const scores = scoreGroup(question, ctx, { again() {
+    store.update(key, { text: "", aloud: false, revealed: false, score: undefined });
+    text.value = "";
+    aloud.checked = false;
+    text.focus();
+  } });
   answer.before(node);
   answer.after(scores.node);
 
@@ -58,15 +63,16 @@ function commitControls(question, ctx) {
   return { node, text, aloud, reveal, lock };
 }
 
-function scoreGroup(question, ctx) {
+/** Return the yes / partly / no buttons, the next-review line and "Answer again" (which runs `again()` and then
+ * refreshes); `label` is the group's visible question. Exercises use it too (through ctx.scoreGroup). */
+export function scoreGroup(question, ctx, { again: restart, label = "Did you get it?" }) {
   const { el } = ctx;
-  const key = ctx.keyOf(question);
   const buttons = Object.entries(SCORE_LABELS).map(([value, label]) =>
     el("button", { type: "button", class: `score-${value}`, "data-score": value, "aria-pressed": "false" }, label));
   const next = el("p", { class: "question-next" });
   const again = el("button", { type: "button", class: "question-again" }, "Answer again");
   const node = el("div", { class: "question-score", role: "group", "aria-label": "Did you get it?" },
-    el("p", { class: "question-score-label" }, "Did you get it?"), ...buttons, next, again);
+    el("p", { class: "question-score-label" }, label), ...buttons, next, again);
   const group = {
     node,
     onScore: () => {},
@@ -87,12 +93,9 @@ function scoreGroup(question, ctx) {
     });
   }
   again.addEventListener("click", () => {
-    ctx.store.update(key, { text: "", aloud: false, revealed: false, score: undefined });
-    question.querySelector(".question-text").value = "";
-    question.querySelector(".question-aloud input").checked = false;
+    restart();
     group.onScore();
     ctx.changed();
-    question.querySelector(".question-text").focus();
   });
   return group;
 }

@@ -1,0 +1,223 @@
+// Exercises: the learner writes Python in a text box; Run executes it, Check runs the baked cases in
+// Pyodide (the widgets' worker, sent the page's check harness as a `run` entry). Check is the commit:
+// the reference solution unlocks, and the checks score it (all pass = yes, some = partly, none = no),
+// which the learner may change. A run that takes longer than RUN_LIMIT_MS ends its worker; the next
+// run starts a fresh one.
+const RUN_LIMIT_MS = 5000;
+const BOOT_LIMIT_MS = 90000;
+const SCORE_LABELS = { yes: "Yes", partly: "Partly", no: "No" };
+const INDENT = "    ";
+
+/** One Pyodide worker shared by the page's exercises; replaced after a run out of time. */
+class ExercisePython {
+  constructor(runtime, packages) {
+    this.runtime = runtime;
+    this.packages = packages;
+    this.booted = null;
+    this.jobs = new Map();
+    this.nextId = 1;
+  }
+
+  boot() {
+    this.booted ??= new Promise((resolve, reject) => {
+      const url = (path) => new URL(path, document.baseURI).href;
+      const timer = setTimeout(() => reject(new Error("Python took too long to load")), BOOT_LIMIT_MS);
+      const worker = new Worker(url(this.runtime.worker), { type: "module" });
+      this.worker = worker;
+      worker.onerror = (event) => { event.preventDefault(); reject(new Error("the Python worker could not start")); };
+      worker.onmessage = ({ data }) => {
+        if (data.type === "ready") { clearTimeout(timer); resolve(); }
+        else if (data.type === "failed") {
+          clearTimeout(timer);
+          reject(new Error(`Python could not be loaded (${data.stage}: ${data.reason})`));
+        }
+        else if (data.type === "result" || data.type === "error") this.jobs.get(data.id)?.(data);
+      };
+      worker.postMessage({ type: "boot", indexURL: url(this.runtime.indexURL), integrity: this.runtime.integrity,
+        packages: [...this.packages].sort(), wheel: "", module: "" });
+    }).catch((error) => { this.stop(); throw error; });
+    return this.booted;
+  }
+
+  stop() {
+    this.worker?.terminate();
+    this.worker = null;
+    this.booted = null;
+    const waiting = [...this.jobs.values()];  // another exercise's run on the same worker ends with it
+    this.jobs.clear();
+    for (const settle of waiting) settle({ type: "error", message: "Python was restarted during this run; run it again" });
+  }
+
+  /** Return the harness's report for `params`, or throw (a timeout ends the worker). */
+  async run(harness, params) {
+    await this.boot();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.jobs.delete(id);  // this run ends with its own message; others on the worker are told it restarted
+        this.stop();
+        const message = `your code ran for more than ${RUN_LIMIT_MS / 1000} s and was stopped`;
+        reject(Object.assign(new Error(message), { timeout: true }));
+      }, RUN_LIMIT_MS);
+      this.jobs.set(id, (data) => {
+        clearTimeout(timer);
+        this.jobs.delete(id);
+        if (data.type === "result") resolve(JSON.parse(data.json));
+        else reject(new Error(data.message));
+      });
+      this.worker.postMessage({ type: "run", id, source: harness, params });
+    });
+  }
+}
+
+// The page's exercises share one worker, booted with the packages any of them needs.
+const pagePackages = new Set();
+let shared = null;
+const pythonFor = (spec) => (shared ??= new ExercisePython(spec.runtime, pagePackages));
+
+/** Enhance one exercise; return { restore, reset } for the tally's buttons. */
+export function enhance(question, ctx) {
+  const { el, store } = ctx;
+  const key = ctx.keyOf(question);
+  const spec = JSON.parse(question.querySelector("[data-exercise-checks]").textContent);
+  for (const name of spec.packages) pagePackages.add(name);
+  const starterBox = question.querySelector("[data-exercise-starter]");
+  const code = starterBox.querySelector("textarea");  // the page's own text box, holding the starter
+  const starter = code.defaultValue;
+  const answer = question.querySelector("[data-answer]");
+  const id = question.id;
+  code.setAttribute("aria-describedby", `${id}-keys`);
+  const keys = el("p", { class: "exercise-keys", id: `${id}-keys` },
+    "Tab indents and Shift+Tab dedents; press Esc, then Tab, to leave the code box.");
+  const run = el("button", { type: "button", class: "exercise-run" }, "Run");
+  const check = el("button", { type: "button", class: "exercise-check" }, "Check");
+  const restart = el("button", { type: "button", class: "exercise-restart" }, "Start again from the starter code");
+  const status = el("p", { class: "exercise-status", role: "status", "aria-live": "polite" });
+  const output = el("pre", { class: "exercise-output", hidden: true });
+  const results = el("ul", { class: "exercise-results", hidden: true });
+  starterBox.after(el("div", { class: "exercise-editor" },
+    keys, el("div", { class: "exercise-buttons" }, run, check, restart), status, output, results));
+  const scores = ctx.scoreGroup(question, ctx, {
+    label: "Did you get it? The checks scored it; change the score if they were unfair.",
+    again() { store.update(key, { revealed: false, score: undefined }); code.focus(); },
+  });
+  answer.after(scores.node);
+  answer.querySelector(".question-answer-body").tabIndex = -1;
+  revealHintsInTurn(question);
+  editorKeys(code);
+
+  const sync = () => {
+    const record = store.record(key);
+    answer.hidden = record.revealed !== true;
+    scores.show(record);
+  };
+  code.addEventListener("input", () => store.update(key, { code: code.value }));
+  restart.addEventListener("click", () => { code.value = starter; store.update(key, { code: starter }); code.focus(); });
+
+  const execute = async (mode) => {
+    run.disabled = check.disabled = true;
+    status.textContent = mode === "check" ? "Checking your code…" : "Running your code…";
+    const loading = setTimeout(() => { status.textContent = "Loading Python (the first time takes a while)…"; }, 400);
+    try {
+      return await pythonFor(spec).run(spec.harness, { code: code.value, function: spec.function, cases: spec.cases,
+        tolerance: spec.tolerance, mode });
+    } catch (error) {
+      output.hidden = results.hidden = true;
+      status.textContent = error.timeout ? `Stopped: ${error.message}. Look for a loop that never ends.`
+        : `Python is unavailable: ${error.message}.`;
+      return null;
+    } finally {
+      clearTimeout(loading);
+      run.disabled = check.disabled = false;
+    }
+  };
+  const showOutput = (report) => {
+    output.textContent = report.output ?? "";
+    output.hidden = !report.output;
+  };
+  run.addEventListener("click", async () => {
+    const report = await execute("run");
+    if (!report) return;
+    showOutput(report);
+    results.hidden = true;
+    status.textContent = report.error ? `Python error: ${report.error}` : "Your code ran without errors.";
+  });
+  check.addEventListener("click", async () => {
+    const report = await execute("check");
+    if (!report) return;
+    showOutput(report);
+    if (report.error) {  // the checks could not even start: not a commit, fix and check again
+      results.hidden = true;
+      status.textContent = `Python error: ${report.error}`;
+      return;
+    }
+    const passed = report.results.filter((r) => r.passed).length;
+    showResults(results, report.results, el);
+    const score = passed === report.results.length ? "yes" : passed > 0 ? "partly" : "no";
+    store.update(key, { code: code.value, revealed: true });
+    const scheduled = ctx.score(question, score);
+    sync();
+    const summary = `${passed} of ${report.results.length} checks passed; scored ${SCORE_LABELS[score].toLowerCase()}.`;
+    status.textContent = `${summary} The reference solution is unlocked.`;
+    const card = await scheduled;
+    sync();
+    ctx.announce(`${summary} Next review ${ctx.dueText(card.due, new Date())}.`);
+  });
+  scores.onScore = sync;
+  const restore = () => {
+    code.value = store.record(key).code ?? starter;
+    sync();
+  };
+  restore();
+  return { restore, reset() { store.clear(key); results.hidden = output.hidden = true; status.textContent = ""; restore(); } };
+}
+
+/** List each check: passed, or failed with its input and expected against actual (or the error). */
+function showResults(list, results, el) {
+  const text = (value) => JSON.stringify(value).slice(0, 300);
+  const firstFailure = results.findIndex((r) => !r.passed);
+  list.replaceChildren(...results.map((r, i) => {
+    const item = el("li", { class: r.passed ? "exercise-pass" : "exercise-fail" },
+      el("strong", {}, r.passed ? "Passed: " : "Failed: "), r.name);
+    if (i === firstFailure) {
+      item.append(el("br"), `Input: ${text(r.args)}`, el("br"),
+        r.error ? `Error: ${r.error}` : `Expected ${text(r.expected)}, got ${text(r.actual)}`);
+    }
+    return item;
+  }));
+  list.hidden = false;
+}
+
+/** Show hint n + 1 only once hint n has been opened. */
+function revealHintsInTurn(question) {
+  const hints = [...question.querySelectorAll("[data-hint]")];
+  hints.forEach((hint, i) => {
+    hint.querySelector("summary").textContent = `Hint ${i + 1} of ${hints.length}`;
+    hint.hidden = i > 0;
+    hint.addEventListener("toggle", () => { if (hint.open && hints[i + 1]) hints[i + 1].hidden = false; });
+  });
+}
+
+/** Tab indents (Shift+Tab dedents) the current line or selected lines; Esc lets the next Tab leave the box. */
+function editorKeys(box) {
+  let leaving = false;
+  box.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") { leaving = true; return; }
+    if (event.key === "Shift") return;  // Esc, then Shift+Tab leaves backwards
+    if (event.key !== "Tab" || leaving || event.ctrlKey || event.altKey || event.metaKey) {
+      leaving = false;  // the browser moves the focus on this Tab, or the key is not Tab
+      return;
+    }
+    event.preventDefault();
+    const { value, selectionStart: start, selectionEnd: end } = box;
+    const lineStart = value.lastIndexOf("\n", start - 1) + 1;
+    if (!event.shiftKey && start === end) {
+      box.setRangeText(INDENT, start, end, "end");
+    } else {
+      const block = value.slice(lineStart, end);
+      const changed = event.shiftKey ? block.replace(/^ {1,4}/gm, "") : block.replace(/^/gm, INDENT);
+      box.setRangeText(changed, lineStart, end, "select");
+    }
+    box.dispatchEvent(new Event("input"));
+  });
+}

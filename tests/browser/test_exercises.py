@@ -1,0 +1,234 @@
+"""A learner does the Sequence-axis lesson's pure-Python exercise in Chromium, with the npm Pyodide runtime.
+
+The exercise block is taken from lessons/03-sequence-axis.md as it is (its `revisit` dropped: the
+fixture course has no such unit) and built into a copy of the widget fixture course, which
+self-hosts the npm `pyodide` package: enough for pure Python.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from helpers import FIXTURES, REPO, copy_course, run_cli, serving
+
+pytestmark = pytest.mark.browser
+Q = "#q-largest-safe-tile"
+AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
+RIGHT = """import math
+
+BF16_MAX_LOG = math.log((2 - 2**-7) * 2**127)
+
+def largest_safe_tile(g_min):
+    return int(BF16_MAX_LOG // -g_min)
+"""
+WRONG = RIGHT.replace("int(BF16_MAX_LOG // -g_min)", "17")
+RAISES = RIGHT.replace("int(BF16_MAX_LOG // -g_min)", "int(BF16_MAX_LOG // -g_min)\n\nprint(largest_safe_tile('x'))")
+LOOPS = RIGHT.replace("return int(", "while True:\n        pass\n    return int(")
+
+
+def exercise_block(lesson: str = "03-sequence-axis.md") -> str:
+    text = (REPO / "lessons" / lesson).read_text()
+    block = re.search(r"^:::: exercise \{revisit: [^,]+, (.*?)^::::$", text, re.S | re.M)
+    return ":::: exercise {" + block.group(1) + "::::\n"
+
+
+def build(root: Path, block: str, pyodide: str = "") -> Path:
+    """Build the widget fixture course with `block` on a page tiles.html (and other pyodide settings)."""
+    course = copy_course(FIXTURES / "widgets", root)
+    (course / "lessons" / "03-tiles.md").write_text("---\ntitle: Tiles\n---\n\n## Try it\n\n" + block)
+    config = course / "course.yaml"
+    text = config.read_text()
+    if pyodide:
+        text = text.replace("pyodide:\n  source: local\n", f"pyodide:\n{pyodide}")
+    config.write_text(text + "  - slug: tiles\n")
+    status = run_cli(_NoCapture(), "--root", course, "build")[0]
+    assert status == 0
+    return course / "site"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("exercises") / "course", exercise_block())
+
+
+class _NoCapture:
+    def readouterr(self):
+        return type("Captured", (), {"out": "", "err": ""})()
+
+
+@pytest.fixture
+def tiles(site, context_factory, page_and_watch):
+    """Open tiles.html on a served site; yield (page, watch)."""
+    watch_class = type(page_and_watch[1])
+    with serving(site) as base:
+        def open_(**options):
+            page = context_factory(service_workers="block", **options).new_page()
+            watch = watch_class(page)
+            page.goto(base + "tiles.html")
+            return page, watch
+        yield open_
+
+
+def write(page, code: str) -> None:
+    page.locator(f"{Q} .exercise-code").fill(code)
+
+
+def check(page, expected_status: str) -> None:
+    page.locator(f"{Q} .exercise-check").click()
+    expect(page.locator(f"{Q} .exercise-status")).to_have_text(re.compile(expected_status), timeout=90000)
+
+
+def test_without_javascript_the_prompt_starter_and_reference_are_a_study_sheet(tiles):
+    page, watch = tiles(java_script_enabled=False)
+    assert page.locator(f"{Q} .question-prompt").is_visible()
+    box = page.locator(f"{Q} textarea.exercise-code")  # a plain text box, usable without JavaScript
+    assert box.input_value().startswith("import math\n\nBF16_MAX_LOG = ")
+    assert "def largest_safe_tile(g_min):\n" in box.input_value()
+    box.fill(RIGHT)
+    assert box.input_value() == RIGHT
+    assert page.locator(f"{Q} .exercise-check").count() == 0  # nothing that needs a script is shown
+    answer = page.locator(f"{Q} details[data-answer]")
+    assert answer.is_visible() and not answer.evaluate("d => d.open")
+    assert "while abs(g_min)" in answer.text_content()
+    assert page.locator(f"{Q} details[data-hint]").count() == 2
+    watch.assert_clean()
+
+
+def test_a_right_answer_passes_every_check_scores_yes_and_unlocks_the_reference(tiles):
+    page, watch = tiles()
+    page.wait_for_selector("html[data-review=ready]")
+    answer = page.locator(f"{Q} details[data-answer]")
+    assert answer.is_hidden()  # the reference stays locked until Check
+    write(page, RIGHT)
+    check(page, r"^9 of 9 checks passed; scored yes\.")
+    assert page.locator(f"{Q} .exercise-results .exercise-pass").count() == 9
+    assert answer.is_visible()
+    assert page.locator(f"{Q} [data-score=yes]").get_attribute("aria-pressed") == "true"
+    expect(page.locator("[data-tally-summary]")).to_contain_text("1 of 1 answered: 1 yes")
+    page.reload()  # the code and the score are kept in the browser
+    page.wait_for_selector("html[data-review=ready]")
+    assert page.locator(f"{Q} .exercise-code").input_value() == RIGHT
+    assert page.locator(f"{Q} [data-score=yes]").get_attribute("aria-pressed") == "true"
+    watch.assert_clean()
+
+
+def test_a_wrong_answer_shows_the_first_failing_input_and_scores_partly(tiles):
+    page, watch = tiles()
+    page.wait_for_selector("html[data-review=ready]")
+    write(page, WRONG)
+    check(page, r"^1 of 9 checks passed; scored partly\.")
+    failure = page.locator(f"{Q} .exercise-results .exercise-fail").first
+    assert "a floor of -6" in failure.text_content()
+    assert "Input: [-6]" in failure.text_content() and "Expected 14, got 17" in failure.text_content()
+    page.locator(f"{Q} [data-score=no]").click()  # the learner may override the checks' score
+    expect(page.locator(f"{Q} [data-score=no]")).to_have_attribute("aria-pressed", "true")
+    watch.assert_clean()
+
+
+def test_a_python_error_names_the_line_in_the_learners_code_and_commits_nothing(tiles):
+    page, watch = tiles()
+    page.wait_for_selector("html[data-review=ready]")
+    write(page, RAISES)
+    page.locator(f"{Q} .exercise-run").click()
+    expect(page.locator(f"{Q} .exercise-status")).to_have_text(
+        re.compile(r"^Python error: line 6: TypeError: bad operand type for unary -: 'str'"), timeout=90000)
+    write(page, "def largest_safe_tile(g_min)\n    return 1\n")
+    check(page, r"^Python error: line 1: SyntaxError")
+    assert page.locator(f"{Q} details[data-answer]").is_hidden()
+    watch.assert_clean()
+
+
+def test_an_endless_loop_is_stopped_and_the_next_check_works(tiles):
+    page, watch = tiles()
+    page.wait_for_selector("html[data-review=ready]")
+    write(page, LOOPS)
+    check(page, r"^Stopped: your code ran for more than 5 s")
+    write(page, RIGHT)
+    check(page, r"^9 of 9 checks passed")
+    watch.assert_clean()
+
+
+def test_keyboard_only_write_check_and_leave_the_code_box(tiles):
+    page, watch = tiles()
+    page.wait_for_selector("html[data-review=ready]")
+    box = page.locator(f"{Q} .exercise-code")
+    box.focus()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("import math\ndef largest_safe_tile(g_min):\n")
+    page.keyboard.press("Tab")  # indents, does not leave
+    page.keyboard.type("return int(math.log((2 - 2**-7) * 2**127) // -g_min)\n")
+    assert box.evaluate("b => b === document.activeElement")
+    assert "\n    return int(" in box.input_value()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")  # now the focus leaves: to Run, then Check
+    page.keyboard.press("Tab")
+    assert page.locator(f"{Q} .exercise-check").evaluate("b => b === document.activeElement")
+    page.keyboard.press("Enter")
+    expect(page.locator(f"{Q} .exercise-status")).to_have_text(re.compile(r"^9 of 9 checks passed"), timeout=90000)
+    watch.assert_clean()
+
+
+def test_axe_finds_no_serious_violation_after_a_check(site, context_factory):
+    with serving(site) as base:
+        page = context_factory(bypass_csp=True, service_workers="block").new_page()
+        page.goto(base + "tiles.html")
+        page.wait_for_selector("html[data-review=ready]")
+        page.locator(f"{Q} .exercise-code").fill(WRONG)
+        check(page, r"checks passed")
+        page.locator(f"{Q} details[data-hint]").first.locator("summary").click()
+        page.add_script_tag(path=str(AXE))
+        result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+        serious = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        assert serious == []
+
+
+def test_python_that_cannot_load_is_said_plainly_and_nothing_is_committed(tmp_path, context_factory):
+    site = build(tmp_path / "cdn", exercise_block(), pyodide="  source: cdn\n")
+    with serving(site) as base:
+        page = context_factory(service_workers="block").new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+        page.goto(base + "tiles.html")
+        page.wait_for_selector("html[data-review=ready]")
+        write(page, RIGHT)
+        check(page, r"^Python is unavailable: Python could not be loaded \(runtime:")
+        assert page.locator(f"{Q} details[data-answer]").is_hidden()
+        assert page.locator(f"{Q} .exercise-check").is_enabled()
+
+
+def test_the_page_boots_python_with_every_exercise_s_packages(tmp_path, context_factory):
+    # The npm runtime has no numpy, so the KDA exercise's package stops the boot, for both exercises.
+    site = build(tmp_path / "both", exercise_block() + "\n" + exercise_block("02-kda.md"))
+    with serving(site) as base:
+        page = context_factory(service_workers="block").new_page()
+        page.goto(base + "tiles.html")
+        page.wait_for_selector("html[data-review=ready]")
+        write(page, RIGHT)
+        check(page, r"^Python is unavailable: Python could not be loaded \(packages: .*numpy")
+
+
+LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
+NUMPY_ANSWER = """import numpy as np
+
+def kda_step(S, k, v, g, beta):
+    S, k, v, g = (np.asarray(x, dtype=float) for x in (S, k, v, g))
+    S = np.exp(g)[:, None] * S
+    return S + beta * np.outer(k, v - k @ S)
+"""
+
+
+@pytest.mark.skipif(not LIVE_DIST, reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution "
+                                          "(with numpy) to check the KDA exercise live")
+def test_the_kda_exercise_checks_a_numpy_answer_live(tmp_path, context_factory):
+    site = build(tmp_path / "live", exercise_block("02-kda.md"), pyodide=f"  source: local\n  path: {LIVE_DIST}\n")
+    with serving(site) as base:
+        page = context_factory(service_workers="block").new_page()
+        page.goto(base + "tiles.html")
+        page.wait_for_selector("html[data-review=ready]")
+        page.locator("#q-one-token-update .exercise-code").fill(NUMPY_ANSWER)
+        page.locator("#q-one-token-update .exercise-check").click()
+        expect(page.locator("#q-one-token-update .exercise-status")).to_have_text(
+            re.compile(r"^5 of 5 checks passed; scored yes"), timeout=180000)
