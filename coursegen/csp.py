@@ -108,6 +108,12 @@ def resources(page_html: str) -> list[tuple[str, str]]:
     return parser.found
 
 
+def page_resources(page_html: str, source=None) -> tuple[tuple[str, str], ...]:
+    """Return `resources(page_html)` as a page analyser (see markdown.make_markdown): found while
+    parsing and cached with the page, so a rebuild does not read every page's HTML again."""
+    return tuple(resources(page_html))
+
+
 def allowed_by(url: str, sources: list[str], self_origin: str = "") -> bool:
     """Return True when one of the CSP `sources` allows loading `url` (relative URLs are the site's own)."""
     parts = urlsplit(url)
@@ -131,10 +137,10 @@ def allowed_by(url: str, sources: list[str], self_origin: str = "") -> bool:
     return False
 
 
-def blocked(page_html: str, found: dict[str, list[str]], self_origin: str = "") -> list[tuple[str, str]]:
-    """Return (url, directive) for each resource in the HTML that the policy `found` would block."""
+def blocked(found_resources, found: dict[str, list[str]], self_origin: str = "") -> list[tuple[str, str]]:
+    """Return (url, directive) for each of a page's `resources` that the policy `found` would block."""
     out = []
-    for url, directive in resources(page_html):
+    for url, directive in found_resources:
         effective = directive if directive in found else FALLBACK.get(directive) if FALLBACK.get(directive) in found else "default-src"
         if not allowed_by(url, found.get(effective, []), self_origin):
             out.append((url, effective))
@@ -147,7 +153,10 @@ def check_pages(course, root: Path, extra: dict, problems) -> None:
     self_origin = origin(course.config.base_url) if course.config.base_url else ""
     for unit in course.written:
         source = unit.page.source
-        for url, directive in blocked(unit.page.html, found, self_origin):
+        found_resources = unit.page.derived.get("resources")
+        if found_resources is None:  # a page made without the parser
+            found_resources = resources(unit.page.html)
+        for url, directive in blocked(found_resources, found, self_origin):
             line = next((n for n, row in enumerate(source.text.splitlines(), 1) if url in row), 1)
             problems.warning(source.path, line, f"the browser will block {url}: the page's {directive} does not allow it",
                              f"allow its origin in course.yaml, e.g. csp: {{{directive}: [{origin(url)}]}}, "

@@ -135,9 +135,22 @@ class Course:
                 entries.append(UnitRun((unit,)) if untitled_upcoming(unit) else unit)
         return tuple(entries)
 
+    @functools.cached_property
+    def _positions(self) -> dict[str, int]:
+        """Each written unit's index in `written`: found once, not by a search per page."""
+        return {u.slug: i for i, u in enumerate(self.written)}
+
+    @functools.cached_property
+    def _by_slug(self) -> dict[str, Unit]:
+        return {u.slug: u for u in self.units}
+
+    def unit(self, slug: str) -> Unit | None:
+        """Return the unit with this slug, or None."""
+        return self._by_slug.get(slug)
+
     def neighbours(self, slug: str) -> tuple[Unit | None, Unit | None]:
         """Return the previous and next written units around `slug`."""
         written = self.written
-        index = next(i for i, u in enumerate(written) if u.slug == slug)
+        index = self._positions[slug]
         return (written[index - 1] if index else None,
                 written[index + 1] if index + 1 < len(written) else None)

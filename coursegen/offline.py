@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import theme
 from .assets import load_theme_assets
+from .markdown import page_digest
 
 SW_NAME = "sw.js"
 SW_SOURCE = "assets/sw.js"  # in the theme, or the course's templates/
@@ -43,10 +44,11 @@ def _is_worker_copy(path: str) -> bool:
 
 
 def build_version(course, root: Path, precache: list[str]) -> str:
-    """Return a short hash of what the pages are made of: sources, media, templates, config, asset names."""
+    """Return a short hash of what the pages are made of: sources, media, templates, config, asset names.
+
+    Each page body counts by its digest, found while parsing: a rebuild does not hash every page again."""
     digest = hashlib.sha256("\n".join(precache).encode())
-    for unit in course.written:
-        digest.update(unit.page.html.encode())
+    digest.update("".join(page_digest(unit.page) for unit in course.written).encode())
     for file in theme.files_in_use(root):
         digest.update(file.read_bytes())
     for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):

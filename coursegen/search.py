@@ -114,13 +114,28 @@ class BackgroundIndex:
 
     def __init__(self, ready):
         self.ready = ready
+        self.pages: dict[str, tuple] = {}  # site path → ((page, title, label, language), indexed copy, its digest)
         self.lock = threading.Lock()
         self.made: tuple[str, dict[str, bytes]] | None = None  # (key, bundle) of the newest index
         self.wanted: tuple[str, dict[str, str], str] | None = None  # (key, pages, language) asked for last
         self.worker: threading.Thread | None = None
 
-    def bundle(self, pages: dict[str, str], language: str) -> dict[str, bytes]:
-        key = index_key(pages, language)
+    def indexed(self, course, language: str) -> tuple[dict[str, str], str]:
+        """Return indexed_pages(course, language) and a digest of it, making only the copies of pages
+        that changed since the last build (the others' Page objects are the same)."""
+        kept = {}
+        for unit in course.written:
+            made = self.pages.get(unit.url)
+            if made is None or made[0][0] is not unit.page or made[0][1:] != (unit.title, unit.label, language):
+                copy = indexed_page(unit, language)
+                made = ((unit.page, unit.title, unit.label, language), copy, hashlib.sha256(copy.encode()).hexdigest())
+            kept[unit.url] = made
+        self.pages = kept
+        key = hashlib.sha256("\0".join([language, *(f"{url}\0{made[2]}" for url, made in kept.items())]).encode())
+        return {url: made[1] for url, made in kept.items()}, key.hexdigest()
+
+    def bundle(self, course, language: str) -> dict[str, bytes]:
+        pages, key = self.indexed(course, language)
         with self.lock:
             if self.made is not None:
                 if self.made[0] != key:
@@ -145,15 +160,6 @@ class BackgroundIndex:
             with self.lock:
                 self.made = (key, bundle)
             self.ready()
-
-
-def index_key(pages: dict[str, str], language: str) -> str:
-    """Return a digest of everything an index is made from."""
-    digest = hashlib.sha256(language.encode())
-    for url, html in pages.items():
-        digest.update(f"\0{url}\0{len(html)}\0".encode())
-        digest.update(html.encode())
-    return digest.hexdigest()
 
 
 BACKGROUND: dict[Path, BackgroundIndex] = {}  # course folder → its serve's index (see index_beside_rebuilds)
@@ -181,7 +187,7 @@ def add_files(course, root, assets, problems) -> None:
     editing one lesson in `serve` rewrites that lesson and the index, not all pages.
     """
     language = course.config.language or "en"
-    pages = indexed_pages(course, language)
     background = BACKGROUND.get(Path(root).resolve())
-    assets.files.update(background.bundle(pages, language) if background else search_bundle(pages, language))
+    assets.files.update(background.bundle(course, language) if background
+                        else search_bundle(indexed_pages(course, language), language))
     assets.urls[ENTRY] = ENTRY
