@@ -152,10 +152,12 @@ def check_pages(course, root: Path, extra: dict, problems) -> None:
     found = directives(course.config, root, extra)
     self_origin = origin(course.config.base_url) if course.config.base_url else ""
     for unit in course.written:
-        source = unit.page.source
         found_resources = unit.page.derived.get("resources")
         if found_resources is None:  # a page made without the parser
             found_resources = resources(unit.page.html)
+        if not found_resources:  # most pages: nothing to look at
+            continue
+        source = unit.page.source
         for url, directive in blocked(found_resources, found, self_origin):
             line = next((n for n, row in enumerate(source.text.splitlines(), 1) if url in row), 1)
             problems.warning(source.path, line, f"the browser will block {url}: the page's {directive} does not allow it",

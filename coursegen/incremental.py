@@ -113,7 +113,7 @@ class BuildCache:
         self._linked: tuple | None = None  # (config, drafts, slug map, course) of the last link without problems
         self._relink: set[str] = set()  # paths parsed again since the last link
         self._outline = ""  # digest of its outline
-        self._config_repr: tuple = (None, "")  # (configuration, its repr)
+        self._config_repr: tuple = (None, "")  # (configuration, digest of its repr)
         self._candidates: list | None = None  # units this build's render looks at; None for all
         self._linkers: dict[str, set] = {}  # slug → slugs of the pages that link to it
         self._unmarked: set[str] = set()  # slugs whose page is Unmarked (rendered again every build)
@@ -164,6 +164,7 @@ class BuildCache:
         unseen = self._unseen if self.knows_changes else None
         if unseen is None or any(path in SOURCE_DIRS for path in unseen):  # a folder itself came or went
             listed = {s.path: s for s in load_sources(root, problems, read=self.read_text)}
+            unseen = None  # every source is a new object
         else:
             listed = dict(old)
             for path in sorted(p for p in unseen if source_kind(p)):
@@ -174,7 +175,8 @@ class BuildCache:
                         listed[path] = source
             if listed.keys() != old.keys():
                 listed = dict(sorted(listed.items()))
-        self.fresh = {path for path, source in listed.items() if old.get(path) is not source}
+        self.fresh = {path for path in (listed if unseen is None else unseen) if path in listed
+                      and old.get(path) is not listed[path]}
         self._unparsed |= self.fresh  # kept until a parse looked at them (a build may stop before it)
         for path in old.keys() - listed.keys():
             self._uses.pop(path, None)
@@ -336,8 +338,8 @@ class BuildCache:
         pages may need rendering again: all of them, or (see _changed_units) those an edit reaches."""
         extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
         themes = self.signature("theme", _under(theme.COURSE_TEMPLATES), lambda: tree_signature(*theme.folders(root)))
-        if self._config_repr[0] is not course.config:  # its repr lists every unit: made once per configuration
-            self._config_repr = (course.config, repr(course.config))
+        if self._config_repr[0] is not course.config:  # its repr lists every unit: hashed once per configuration
+            self._config_repr = (course.config, digest(repr(course.config)))
         self._candidates = self._changed_units(course)
         if self._candidates is not None:  # the outline is as it was: is all else every page shares?
             if digest(self._outline, self._config_repr[1], extra, themes) != self._shared.get("render"):

@@ -70,7 +70,7 @@ class Unit:
     page: Page | None = None
     topics: tuple[str, ...] = ()  # from course.yaml, for the progress map
 
-    @property
+    @functools.cached_property  # asked for by every stage after linking: made once per unit
     def url(self) -> str | None:
         return f"{self.slug}.html" if self.page else None
 

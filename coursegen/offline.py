@@ -9,6 +9,7 @@ live Python's files (Pyodide, the kernels wheel), are not fetched up front but k
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -32,10 +33,14 @@ def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
     media = sorted({site for unit in course.written for site, _ in unit.page.assets})
-    kept = sorted(path for path, data in site_files.items()
-                  if len(data) <= PRECACHE_LIMIT and not _is_worker_copy(path)
-                  and not path.startswith(LIVE_PYTHON))
-    return pages + media + kept
+    return pages + media + list(_precached_files(tuple(site_files), tuple(map(len, site_files.values()))))
+
+
+@functools.lru_cache(maxsize=4)  # serve: the same files (a search index of thousands) build after build
+def _precached_files(paths: tuple[str, ...], sizes: tuple[int, ...]) -> tuple[str, ...]:
+    """Return, sorted, the site files (given by path and size) that are fetched at install."""
+    return tuple(sorted(path for path, size in zip(paths, sizes)
+                        if size <= PRECACHE_LIMIT and not _is_worker_copy(path) and not path.startswith(LIVE_PYTHON)))
 
 
 def _is_worker_copy(path: str) -> bool:
@@ -64,7 +69,12 @@ def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
     precache = precache_list(course, site_files)
     source = theme.find(root, SW_SOURCE).read_text(encoding="utf-8")
     return (source.replace("__VERSION__", build_version(course, root, precache))
-                  .replace("__PRECACHE__", json.dumps(precache, indent=2)).encode())
+                  .replace("__PRECACHE__", _json_list(tuple(precache))).encode())
+
+
+@functools.lru_cache(maxsize=2)  # serve: an edit that changes no file name keeps the list
+def _json_list(paths: tuple[str, ...]) -> str:
+    return json.dumps(list(paths), indent=2)
 
 
 def add_files(course, root, assets, problems) -> None:

@@ -18,6 +18,7 @@ import html as htmllib
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -65,8 +66,10 @@ def indexed_pages(course, language: str) -> dict[str, str]:
     return {unit.url: indexed_page(unit, language) for unit in course.written}
 
 
-def search_bundle(pages: dict[str, str], language: str) -> dict[str, bytes]:
-    """Return Pagefind's files for `pages` (from indexed_pages), keyed by their site paths."""
+def search_bundle(pages: dict[str, str], language: str, background: bool = False) -> dict[str, bytes]:
+    """Return Pagefind's files for `pages` (from indexed_pages), keyed by their site paths.
+
+    `background` (serve) runs Pagefind at a low priority: the rebuild of the next save comes first."""
     if not pages:  # Pagefind refuses to make an empty index; search then says it could not load
         return {}
     with tempfile.TemporaryDirectory(prefix="coursegen-search-", dir=scratch_folder()) as folder:
@@ -74,7 +77,8 @@ def search_bundle(pages: dict[str, str], language: str) -> dict[str, bytes]:
         copy.mkdir()
         for url, html in pages.items():
             (copy / url).write_text(html, encoding="utf-8")
-        command = [pagefind_binary(), "--site", str(copy), "--output-path", str(bundle), "--silent",
+        nice = ["nice", "-n", "10"] if background and shutil.which("nice") else []
+        command = [*nice, pagefind_binary(), "--site", str(copy), "--output-path", str(bundle), "--silent",
                    "--force-language", language, "--exclude-selectors", ", ".join(EXCLUDED)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
         if done.returncode:
@@ -114,25 +118,25 @@ class BackgroundIndex:
 
     def __init__(self, ready):
         self.ready = ready
-        self.pages: dict[str, tuple] = {}  # site path → ((page, title, label, language), indexed copy, its digest)
+        self.pages: dict[str, tuple] = {}  # site path → (unit, language, indexed copy, path and copy's digest)
         self.lock = threading.Lock()
         self.made: tuple[str, dict[str, bytes]] | None = None  # (key, bundle) of the newest index
         self.wanted: tuple[str, dict[str, str], str] | None = None  # (key, pages, language) asked for last
         self.worker: threading.Thread | None = None
 
     def indexed(self, course, language: str) -> tuple[dict[str, str], str]:
-        """Return indexed_pages(course, language) and a digest of it, making only the copies of pages
-        that changed since the last build (the others' Page objects are the same)."""
+        """Return indexed_pages(course, language) and a digest of it, making only the copies of units
+        that changed since the last build (a unit the link stage kept is the same object)."""
         kept = {}
         for unit in course.written:
             made = self.pages.get(unit.url)
-            if made is None or made[0][0] is not unit.page or made[0][1:] != (unit.title, unit.label, language):
+            if made is None or made[0] is not unit or made[1] != language:
                 copy = indexed_page(unit, language)
-                made = ((unit.page, unit.title, unit.label, language), copy, hashlib.sha256(copy.encode()).hexdigest())
+                made = (unit, language, copy, f"{unit.url}\0{hashlib.sha256(copy.encode()).hexdigest()}")
             kept[unit.url] = made
         self.pages = kept
-        key = hashlib.sha256("\0".join([language, *(f"{url}\0{made[2]}" for url, made in kept.items())]).encode())
-        return {url: made[1] for url, made in kept.items()}, key.hexdigest()
+        key = hashlib.sha256("\0".join([language, *(made[3] for made in kept.values())]).encode()).hexdigest()
+        return {url: made[2] for url, made in kept.items()}, key
 
     def bundle(self, course, language: str) -> dict[str, bytes]:
         pages, key = self.indexed(course, language)
@@ -156,7 +160,7 @@ class BackgroundIndex:
                     self.worker = None
                     return
                 key, pages, language = self.wanted
-            bundle = search_bundle(pages, language)
+            bundle = search_bundle(pages, language, background=True)
             with self.lock:
                 self.made = (key, bundle)
             self.ready()
