@@ -374,7 +374,7 @@ class BuildCache:
             return None  # the outline changed (and with it the course map every page may show)
         reached = {unit.slug: unit for unit in changed}
         for unit in changed:
-            if unit.page.headings != self._headings.get(unit.slug):
+            if unit.page is not None and unit.page.headings != self._headings.get(unit.slug):
                 reached.update((slug, course.unit(slug)) for slug in self._linkers.get(unit.slug, ()))
         reached.update((slug, course.unit(slug)) for slug in self._unmarked)
         return [unit for unit in reached.values() if unit is not None and unit.page is not None]

@@ -311,3 +311,15 @@ def test_a_new_heading_rerenders_the_review_that_links_there_and_nothing_else(sa
     cache.note_changes(sample_course, ["lessons/02-kda.md"])
     assert outcome(sample_course, cache) == outcome(sample_course)
     assert cache.rerendered == ["kda"]  # same headings: the review is left alone
+
+
+def test_a_watched_edit_of_a_draft_equals_a_full_build(mini_course):
+    cache = BuildCache()
+    build_site(mini_course, cache=cache)
+    cache.trust_watcher()
+    before = snapshot(mini_course)
+    replace(mini_course / "lessons" / "02-second.md", "---\n", "---\ndraft: true\n")
+    for _ in range(2):  # made a draft, then edited as a draft
+        got, before = watched_build(mini_course, cache, before)
+        assert got == outcome(mini_course)
+        append(mini_course / "lessons" / "02-second.md", "\nA draft's new line.\n")
