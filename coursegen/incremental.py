@@ -10,6 +10,11 @@ the configuration, the templates and the serve switch. Asset URLs are not part o
 pages are rendered with a marker in place of each `asset(name)` URL and the markers are
 replaced afterwards, so a new search index does not force every page to re-render.
 A fresh cache is a full build, and the same code path, so incremental output equals full.
+
+In `serve` the cache trusts the watcher (`trust_watcher`, `note_changes`): a rebuild checks and
+reads only the reported paths, keys only the re-read sources, re-links only the re-parsed pages
+(`relinked`) and renders only them and the pages recorded as linking to one whose headings
+changed, as long as nothing every page shares moved; else it compares every key as above.
 """
 from __future__ import annotations
 
@@ -112,7 +117,7 @@ class BuildCache:
         self._reparsed: set[str] = set()  # paths parsed again since that build
         self._linked: tuple | None = None  # (config, drafts, slug map, course) of the last link without problems
         self._relink: set[str] = set()  # paths parsed again since the last link
-        self._outline = ""  # digest of its outline
+        self._outline = ""  # digest of the course outline of the last render
         self._config_repr: tuple = (None, "")  # (configuration, digest of its repr)
         self._candidates: list | None = None  # units this build's render looks at; None for all
         self._linkers: dict[str, set] = {}  # slug → slugs of the pages that link to it

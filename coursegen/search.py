@@ -116,8 +116,9 @@ class BackgroundIndex:
     index to write. Edits saved while Pagefind runs are indexed together in the next run.
     """
 
-    def __init__(self, ready):
+    def __init__(self, ready, building=None):
         self.ready = ready
+        self.building = building  # held by serve while it rebuilds: indexing starts once the page is out
         self.pages: dict[str, tuple] = {}  # site path → (unit, language, indexed copy, path and copy's digest)
         self.lock = threading.Lock()
         self.made: tuple[str, dict[str, bytes]] | None = None  # (key, bundle) of the newest index
@@ -154,6 +155,9 @@ class BackgroundIndex:
         return bundle
 
     def _work(self) -> None:
+        if self.building is not None:  # the build that asked is still writing its page: let it finish first,
+            with self.building:       # the copy for Pagefind would otherwise slow it down (one interpreter)
+                pass
         while True:
             with self.lock:
                 if self.wanted is None or self.wanted[0] == self.made[0]:
@@ -169,9 +173,10 @@ class BackgroundIndex:
 BACKGROUND: dict[Path, BackgroundIndex] = {}  # course folder → its serve's index (see index_beside_rebuilds)
 
 
-def index_beside_rebuilds(root: Path, ready) -> None:
-    """Make builds of the course at `root` index in the background from now on (serve does)."""
-    BACKGROUND[Path(root).resolve()] = BackgroundIndex(ready)
+def index_beside_rebuilds(root: Path, ready, building=None) -> None:
+    """Make builds of the course at `root` index in the background from now on (serve does; `building`
+    is the lock it holds while a rebuild runs)."""
+    BACKGROUND[Path(root).resolve()] = BackgroundIndex(ready, building)
 
 
 def index_within_builds(root: Path) -> None:

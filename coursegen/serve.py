@@ -166,7 +166,7 @@ class LiveServer:
         self.server = make_server(self.site, port, handler)
         self.threads: list[threading.Thread] = []
         self.building = threading.Lock()  # rebuilds come from the watcher and from the search index
-        search.index_beside_rebuilds(root, self._index_ready)  # an edited page shows before its index is made
+        search.index_beside_rebuilds(root, self._index_ready, self.building)  # an edited page shows before its index is made
 
     @property
     def url(self) -> str:
