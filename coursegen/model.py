@@ -154,3 +154,12 @@ class Course:
         index = self._positions[slug]
         return (written[index - 1] if index else None,
                 written[index + 1] if index + 1 < len(written) else None)
+
+
+def replaced_units(before: tuple, after: tuple) -> list[int] | None:
+    """Return the positions where `after` holds another Unit object than `before`, or None when their
+    lengths differ. In `serve` the link stage keeps every unit an edit did not touch as it was, so
+    per-unit work kept from the last build needs redoing at these positions only."""
+    if len(before) != len(after):
+        return None
+    return [i for i, (old, new) in enumerate(zip(before, after)) if old is not new]

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import theme
 from .assets import load_theme_assets
 from .markdown import page_digest
+from .model import replaced_units
 
 SW_NAME = "sw.js"
 SW_SOURCE = "assets/sw.js"  # in the theme, or the course's templates/
@@ -53,7 +54,7 @@ def build_version(course, root: Path, precache: list[str]) -> str:
 
     Each page body counts by its digest, found while parsing: a rebuild does not hash every page again."""
     digest = hashlib.sha256("\n".join(precache).encode())
-    digest.update("".join(page_digest(unit.page) for unit in course.written).encode())
+    digest.update(page_digests(course.written).encode())
     for file in theme.files_in_use(root):
         digest.update(file.read_bytes())
     for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):
@@ -62,6 +63,19 @@ def build_version(course, root: Path, precache: list[str]) -> str:
     if config.is_file():
         digest.update(config.read_bytes())
     return digest.hexdigest()[:16]
+
+
+_DIGESTS: dict = {"units": (), "digests": []}  # the last build's written units and their page digests
+
+
+def page_digests(written: tuple) -> str:
+    """Return the page digests of `written`, joined; in `serve` only those of replaced units are looked up."""
+    changed = replaced_units(_DIGESTS["units"], written)
+    digests = [page_digest(unit.page) for unit in written] if changed is None else list(_DIGESTS["digests"])
+    for position in changed or ():
+        digests[position] = page_digest(written[position].page)
+    _DIGESTS.update(units=written, digests=digests)
+    return "".join(digests)
 
 
 def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:

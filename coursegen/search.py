@@ -24,6 +24,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from .model import replaced_units
+
 BUNDLE = "pagefind"  # the site folder Pagefind's files go in; pagefind.js finds the rest beside itself
 ENTRY = f"{BUNDLE}/pagefind.js"
 # Pagefind's own result UIs, its highlighting script and its playground (search.js is our UI), and
@@ -50,6 +52,12 @@ def indexed_page(unit, language: str) -> str:
     return (f'<!doctype html><html lang="{htmllib.escape(language)}"><head><meta charset="utf-8">'
             f'<meta data-pagefind-meta="label[content]" content="{htmllib.escape(unit.label)}"></head>'
             f'<body><main data-pagefind-body><h1>{htmllib.escape(unit.title)}</h1>{body}</main></body></html>')
+
+
+def indexed_copy(unit, language: str) -> tuple[str, str, str]:
+    """Return (site path, indexed_page, a digest of both) for one unit (serve keeps them per unit)."""
+    html = indexed_page(unit, language)
+    return unit.url, html, f"{unit.url}\0{hashlib.sha256(html.encode()).hexdigest()}"
 
 
 def pagefind_binary() -> str:
@@ -119,7 +127,9 @@ class BackgroundIndex:
     def __init__(self, ready, building=None):
         self.ready = ready
         self.building = building  # held by serve while it rebuilds: indexing starts once the page is out
-        self.pages: dict[str, tuple] = {}  # site path → (unit, language, indexed copy, path and copy's digest)
+        self.written: tuple = ()  # the units of the last build, and their (site path, copy, digest) in copies
+        self.copies: list[tuple[str, str, str]] = []
+        self.language = ""
         self.lock = threading.Lock()
         self.made: tuple[str, dict[str, bytes]] | None = None  # (key, bundle) of the newest index
         self.wanted: tuple[str, dict[str, str], str] | None = None  # (key, pages, language) asked for last
@@ -127,17 +137,16 @@ class BackgroundIndex:
 
     def indexed(self, course, language: str) -> tuple[dict[str, str], str]:
         """Return indexed_pages(course, language) and a digest of it, making only the copies of units
-        that changed since the last build (a unit the link stage kept is the same object)."""
-        kept = {}
-        for unit in course.written:
-            made = self.pages.get(unit.url)
-            if made is None or made[0] is not unit or made[1] != language:
-                copy = indexed_page(unit, language)
-                made = (unit, language, copy, f"{unit.url}\0{hashlib.sha256(copy.encode()).hexdigest()}")
-            kept[unit.url] = made
-        self.pages = kept
-        key = hashlib.sha256("\0".join([language, *(made[3] for made in kept.values())]).encode()).hexdigest()
-        return {url: made[2] for url, made in kept.items()}, key
+        that are not the last build's unit objects (see model.replaced_units)."""
+        written = course.written
+        changed = replaced_units(self.written, written) if language == self.language else None
+        if changed is None:
+            self.copies = [indexed_copy(unit, language) for unit in written]
+        for position in changed or ():
+            self.copies[position] = indexed_copy(written[position], language)
+        self.written, self.language = written, language
+        key = hashlib.sha256("\0".join([language, *(copy[2] for copy in self.copies)]).encode()).hexdigest()
+        return {url: html for url, html, _ in self.copies}, key
 
     def bundle(self, course, language: str) -> dict[str, bytes]:
         pages, key = self.indexed(course, language)
