@@ -1,6 +1,7 @@
 """Build speed against MkDocs, edit-to-page latency in `serve`, and peak memory, on a generated course.
 
 Run from the repository root:  python benchmarks/build_speed.py [--lessons 200] [--repeat 3] [--edits 30]
+[--serve-sizes 200,2000] [--serve-only]
 
 Both generators get the same 200 generated lessons (benchmarks/generated_course.py), and both
 make the same kind of site from them: MkDocs (default theme) with footnotes, tables and code
@@ -9,9 +10,11 @@ which MkDocs leaves as text. Full builds run as separate processes from the comm
 startup included, `--repeat` times each, alternating; the headline ratio is the median over the
 pairs; peak memory is the largest resident set of any process of a build.
 Serve latency is measured the same way for both servers: append a marked sentence to one
-lesson, then poll that page over HTTP until the sentence is there. Nothing here is a test:
-the script prints figures and ratios; the targets are 3x faster than MkDocs on full builds and
-under 150 ms median edit-to-page latency in serve.
+lesson, then poll that page over HTTP until the sentence is there; coursegen's is also measured
+on courses of every size in `--serve-sizes` in the same run, to show it does not grow with the
+course. Nothing here is a test: the script prints figures and ratios; the targets are 3x faster
+than MkDocs on full builds, and edit to page under 50 ms median at 200 and at 2,000 lessons, the
+larger within 1.5x of the smaller.
 """
 from __future__ import annotations
 
@@ -252,15 +255,45 @@ def report(full, in_process, serve, mk_serve, lessons: int) -> None:
     print(row("serve: peak memory of the server process", f"{serve_mem / 1024:.0f} MiB", "", ""))
 
 
+def serve_by_size(sizes: list[int], edits: int, folder: Path) -> dict[int, tuple]:
+    """Return {lessons: serve figures (see coursegen_serve)} for a generated course of each size."""
+    found = {}
+    for lessons in sizes:
+        course = write_course(folder / f"course-{lessons}", lessons)
+        copy_engine_parts(REPO, course)
+        found[lessons] = coursegen_serve(course, edits, edited_lesson(lessons))
+    return found
+
+
+def report_sizes(by_size: dict[int, tuple]) -> None:
+    """Print edit → page at each course size, and how the largest compares with the smallest."""
+    print(f"\n{row('serve: edit → page served', 'median', 'p95', 'rebuild inside the server, median', 'edits')}")
+    print(row("---", "---:", "---:", "---:", "---:"))
+    for lessons, (latencies, rebuilds, _) in by_size.items():
+        print(row(f"{lessons:,} lessons", f"{statistics.median(latencies) * 1000:.0f} ms",
+                  f"{percentile(latencies, 0.95) * 1000:.0f} ms",
+                  f"{statistics.median(rebuilds):.0f} ms" if rebuilds else "", len(latencies)))
+    small, large = min(by_size), max(by_size)
+    if small != large:
+        ratio = statistics.median(by_size[large][0]) / statistics.median(by_size[small][0])
+        print(f"\n{large:,} lessons / {small:,} lessons: {ratio:.2f}x (target: under 50 ms at both, within 1.5x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lessons", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=3, help="full builds per generator (median taken)")
     parser.add_argument("--edits", type=int, default=30, help="edits timed in coursegen serve")
     parser.add_argument("--mkdocs-edits", type=int, default=3, help="edits timed in mkdocs serve (0 skips it)")
+    parser.add_argument("--serve-sizes", default="200,2000", help="course sizes for edit → page (comma-separated)")
+    parser.add_argument("--serve-only", action="store_true", help="measure edit → page at --serve-sizes alone")
     args = parser.parse_args()
+    sizes = sorted({int(size) for size in args.serve_sizes.split(",") if size.strip()})
     compile_coursegen()
     with tempfile.TemporaryDirectory() as tmp:
+        if args.serve_only:
+            report_sizes(serve_by_size(sizes, args.edits, Path(tmp)))
+            return
         course = write_course(Path(tmp) / "course", args.lessons)
         copy_engine_parts(REPO, course)
         mkdocs = write_mkdocs_project(Path(tmp) / "mkdocs", args.lessons)
@@ -271,6 +304,8 @@ def main() -> None:
         serve = coursegen_serve(course, args.edits, number)
         mk_serve = mkdocs_serve(mkdocs, args.mkdocs_edits, number) if args.mkdocs_edits else []
         report(full, in_process, serve, mk_serve, args.lessons)
+        if sizes:
+            report_sizes(serve_by_size(sizes, args.edits, Path(tmp)))
 
 
 if __name__ == "__main__":

@@ -102,11 +102,28 @@ class _Resources(HTMLParser):
             self.found += [(url.strip(), directive) for url in urls if url.strip()]
 
 
+# A page can only load something the policy blocks through an address with a scheme (https:, data:),
+# a protocol-relative one (//host) or an entity-encoded one; a srcset or a <link> may hide one past
+# its start, and <object>/<embed> are refused wherever they point (object-src 'none'). Pages with none
+# of these (nearly all) skip the HTML parser, which took a third of a build otherwise.
+MAYBE_BLOCKED = re.compile(r"""\b(?:src|poster|data)\s*=\s*["']?\s*(?:[A-Za-z][A-Za-z0-9+.-]*:|//|&)"""
+                           r"|srcset|<link|<object|<embed", re.I)
+
+
 def resources(page_html: str) -> list[tuple[str, str]]:
-    """Return (url, directive) for every resource the HTML references, in order."""
+    """Return (url, directive) for every resource the HTML references that the policy could block, in
+    order (a page that names only the site's own files, which every directive allows, gives none)."""
+    if not MAYBE_BLOCKED.search(page_html):
+        return []
     parser = _Resources()
     parser.feed(page_html)
     return parser.found
+
+
+def page_resources(page_html: str, source=None) -> tuple[tuple[str, str], ...]:
+    """Return `resources(page_html)` as a page analyser (see markdown.make_markdown): found while
+    parsing and cached with the page, so a rebuild does not read every page's HTML again."""
+    return tuple(resources(page_html))
 
 
 def allowed_by(url: str, sources: list[str], self_origin: str = "") -> bool:
@@ -132,20 +149,10 @@ def allowed_by(url: str, sources: list[str], self_origin: str = "") -> bool:
     return False
 
 
-# A page can only load something the policy blocks through an address with a scheme (https:, data:),
-# a protocol-relative one (//host) or an entity-encoded one; a srcset or a <link> may hide one past
-# its start, and <object>/<embed> are refused wherever they point (object-src 'none'). Pages with none
-# of these (nearly all) skip the HTML parser, which took a third of a build otherwise.
-MAYBE_BLOCKED = re.compile(r"""\b(?:src|poster|data)\s*=\s*["']?\s*(?:[A-Za-z][A-Za-z0-9+.-]*:|//|&)"""
-                           r"|srcset|<link|<object|<embed", re.I)
-
-
-def blocked(page_html: str, found: dict[str, list[str]], self_origin: str = "") -> list[tuple[str, str]]:
-    """Return (url, directive) for each resource in the HTML that the policy `found` would block."""
+def blocked(found_resources, found: dict[str, list[str]], self_origin: str = "") -> list[tuple[str, str]]:
+    """Return (url, directive) for each of a page's `resources` that the policy `found` would block."""
     out = []
-    if not MAYBE_BLOCKED.search(page_html):
-        return out  # only addresses of the site itself, which every directive allows ('self')
-    for url, directive in resources(page_html):
+    for url, directive in found_resources:
         effective = directive if directive in found else FALLBACK.get(directive) if FALLBACK.get(directive) in found else "default-src"
         if not allowed_by(url, found.get(effective, []), self_origin):
             out.append((url, effective))
@@ -157,8 +164,13 @@ def check_pages(course, root: Path, extra: dict, problems) -> None:
     found = directives(course.config, root, extra)
     self_origin = origin(course.config.base_url) if course.config.base_url else ""
     for unit in course.written:
+        found_resources = unit.page.derived.get("resources")
+        if found_resources is None:  # a page made without the parser
+            found_resources = resources(unit.page.html)
+        if not found_resources:  # most pages: nothing to look at
+            continue
         source = unit.page.source
-        for url, directive in blocked(unit.page.html, found, self_origin):
+        for url, directive in blocked(found_resources, found, self_origin):
             line = next((n for n, row in enumerate(source.text.splitlines(), 1) if url in row), 1)
             problems.warning(source.path, line, f"the browser will block {url}: the page's {directive} does not allow it",
                              f"allow its origin in course.yaml, e.g. csp: {{{directive}: [{origin(url)}]}}, "

@@ -17,7 +17,7 @@ def link_course(config: CourseConfig, pages: list[Page], problems: Problems, dra
                            "rename one of the files; a unit's slug is its file name without the number")
         else:
             by_slug[page.slug] = page
-    units = tuple(_unit(number, entry, by_slug, problems, drafts)
+    units = tuple(make_unit(number, entry, by_slug, problems, drafts)
                   for number, entry in enumerate(config.units, 1))
     listed = {u.slug for u in config.units}
     for page in pages:
@@ -29,7 +29,7 @@ def link_course(config: CourseConfig, pages: list[Page], problems: Problems, dra
     return course
 
 
-def _unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, drafts: bool) -> Unit:
+def make_unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, drafts: bool) -> Unit:
     page = None if entry.upcoming else by_slug.get(entry.slug)
     if not entry.upcoming and page is None:
         near = did_you_mean(entry.slug, by_slug)
@@ -50,6 +50,18 @@ def _unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, draf
                 summary=summary, part=entry.part, page=page, topics=entry.topics)
 
 
+class _LazyIds(dict):
+    """{slug: page_ids(page)}, found on first use: a check of a few pages needs a few pages' ids."""
+
+    def __init__(self, pages: dict):
+        super().__init__()
+        self.pages = pages
+
+    def __missing__(self, slug: str) -> frozenset[str]:
+        self[slug] = found = page_ids(self.pages[slug])
+        return found
+
+
 def page_ids(page: Page) -> frozenset[str]:
     """Return every element id on a page: found while parsing, or here for a page made without the parser."""
     return page.derived["ids"] if "ids" in page.derived else _ids_in(page.html)
@@ -60,11 +72,12 @@ def _ids_in(html: str) -> frozenset[str]:
     return element_ids(html)
 
 
-def check_links(course: Course, problems: Problems) -> None:
-    """Report links to units that are not published and to anchors that do not exist."""
+def check_links(course: Course, problems: Problems, units=None) -> None:
+    """Report links to units that are not published and to anchors that do not exist, from every
+    written unit or from `units` alone."""
     pages = {u.slug: u.page for u in course.written}
-    ids = {slug: page_ids(page) for slug, page in pages.items()}
-    for unit in course.written:
+    ids = {slug: page_ids(page) for slug, page in pages.items()} if units is None else _LazyIds(pages)
+    for unit in course.written if units is None else units:
         for link in unit.page.links:
             where = unit.page.source.path
             if link.slug not in pages:

@@ -6,6 +6,7 @@ Problems are recorded in `env["problems"]` with the token's line; nothing raises
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import posixpath
 import re
@@ -22,6 +23,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from .csp import page_resources
 from .errors import Problems, did_you_mean
 from .model import Heading, Link, Page, Source
 from .paths import OUTSIDE_HINT, inside_course
@@ -53,7 +55,9 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.block_names = set()  # names of ::: blocks, for the misspelled-block check
     # name → analyse(html, source): per-page work of later stages, done while parsing so that it
     # runs in both processes of a large build and is cached with the page.
-    md.page_analysers = {"ids": element_ids}  # the link stage checks anchors against these
+    # The link stage checks anchors against "ids"; the CSP check looks at "resources"; the service
+    # worker's version and serve's search index tell changed pages from kept ones by "sha256".
+    md.page_analysers = {"ids": element_ids, "resources": page_resources, "sha256": html_sha256}
     md.add_render_rule("fence", _render_fence)
     for extension in extensions:
         if hasattr(extension, "install"):  # every part of the extension protocol is optional
@@ -78,6 +82,16 @@ def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Pr
                 links=tuple(env["links"]), assets=tuple(env["assets"]),
                 widgets=tuple(env["widgets"]), questions=tuple(env["questions"]),
                 derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()})
+
+
+def html_sha256(html: str, source=None) -> str:
+    """Return the hex SHA-256 of a page's body HTML (a page analyser: see page_digest)."""
+    return hashlib.sha256(html.encode()).hexdigest()
+
+
+def page_digest(page: Page) -> str:
+    """Return the SHA-256 of `page.html`: found while parsing, or here for a page made without the parser."""
+    return page.derived.get("sha256") or html_sha256(page.html)
 
 
 def heading_slug(title: str) -> str:

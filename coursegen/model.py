@@ -70,7 +70,7 @@ class Unit:
     page: Page | None = None
     topics: tuple[str, ...] = ()  # from course.yaml, for the progress map
 
-    @property
+    @functools.cached_property  # asked for by every stage after linking: made once per unit
     def url(self) -> str | None:
         return f"{self.slug}.html" if self.page else None
 
@@ -135,9 +135,31 @@ class Course:
                 entries.append(UnitRun((unit,)) if untitled_upcoming(unit) else unit)
         return tuple(entries)
 
+    @functools.cached_property
+    def _positions(self) -> dict[str, int]:
+        """Each written unit's index in `written`: found once, not by a search per page."""
+        return {u.slug: i for i, u in enumerate(self.written)}
+
+    @functools.cached_property
+    def _by_slug(self) -> dict[str, Unit]:
+        return {u.slug: u for u in self.units}
+
+    def unit(self, slug: str) -> Unit | None:
+        """Return the unit with this slug, or None."""
+        return self._by_slug.get(slug)
+
     def neighbours(self, slug: str) -> tuple[Unit | None, Unit | None]:
         """Return the previous and next written units around `slug`."""
         written = self.written
-        index = next(i for i, u in enumerate(written) if u.slug == slug)
+        index = self._positions[slug]
         return (written[index - 1] if index else None,
                 written[index + 1] if index + 1 < len(written) else None)
+
+
+def replaced_units(before: tuple, after: tuple) -> list[int] | None:
+    """Return the positions where `after` holds another Unit object than `before`, or None when their
+    lengths differ. In `serve` the link stage keeps every unit an edit did not touch as it was, so
+    per-unit work kept from the last build needs redoing at these positions only."""
+    if len(before) != len(after):
+        return None
+    return [i for i, (old, new) in enumerate(zip(before, after)) if old is not new]

@@ -9,12 +9,15 @@ live Python's files (Pyodide, the kernels wheel), are not fetched up front but k
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from pathlib import Path
 
 from . import theme
 from .assets import load_theme_assets
+from .markdown import page_digest
+from .model import replaced_units
 
 SW_NAME = "sw.js"
 SW_SOURCE = "assets/sw.js"  # in the theme, or the course's templates/
@@ -31,10 +34,14 @@ def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
     media = sorted({site for unit in course.written for site, _ in unit.page.assets})
-    kept = sorted(path for path, data in site_files.items()
-                  if len(data) <= PRECACHE_LIMIT and not _is_worker_copy(path)
-                  and not path.startswith(LIVE_PYTHON))
-    return pages + media + kept
+    return pages + media + list(_precached_files(tuple(site_files), tuple(map(len, site_files.values()))))
+
+
+@functools.lru_cache(maxsize=4)  # serve: the same files (a search index of thousands) build after build
+def _precached_files(paths: tuple[str, ...], sizes: tuple[int, ...]) -> tuple[str, ...]:
+    """Return, sorted, the site files (given by path and size) that are fetched at install."""
+    return tuple(sorted(path for path, size in zip(paths, sizes)
+                        if size <= PRECACHE_LIMIT and not _is_worker_copy(path) and not path.startswith(LIVE_PYTHON)))
 
 
 def _is_worker_copy(path: str) -> bool:
@@ -43,10 +50,11 @@ def _is_worker_copy(path: str) -> bool:
 
 
 def build_version(course, root: Path, precache: list[str]) -> str:
-    """Return a short hash of what the pages are made of: sources, media, templates, config, asset names."""
+    """Return a short hash of what the pages are made of: sources, media, templates, config, asset names.
+
+    Each page body counts by its digest, found while parsing: a rebuild does not hash every page again."""
     digest = hashlib.sha256("\n".join(precache).encode())
-    for unit in course.written:
-        digest.update(unit.page.html.encode())
+    digest.update(page_digests(course.written).encode())
     for file in theme.files_in_use(root):
         digest.update(file.read_bytes())
     for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):
@@ -57,12 +65,30 @@ def build_version(course, root: Path, precache: list[str]) -> str:
     return digest.hexdigest()[:16]
 
 
+_DIGESTS: dict = {"units": (), "digests": []}  # the last build's written units and their page digests
+
+
+def page_digests(written: tuple) -> str:
+    """Return the page digests of `written`, joined; in `serve` only those of replaced units are looked up."""
+    changed = replaced_units(_DIGESTS["units"], written)
+    digests = [page_digest(unit.page) for unit in written] if changed is None else list(_DIGESTS["digests"])
+    for position in changed or ():
+        digests[position] = page_digest(written[position].page)
+    _DIGESTS.update(units=written, digests=digests)
+    return "".join(digests)
+
+
 def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
     """Return sw.js with its VERSION and PRECACHE filled in."""
     precache = precache_list(course, site_files)
     source = theme.find(root, SW_SOURCE).read_text(encoding="utf-8")
     return (source.replace("__VERSION__", build_version(course, root, precache))
-                  .replace("__PRECACHE__", json.dumps(precache, indent=2)).encode())
+                  .replace("__PRECACHE__", _json_list(tuple(precache))).encode())
+
+
+@functools.lru_cache(maxsize=2)  # serve: an edit that changes no file name keeps the list
+def _json_list(paths: tuple[str, ...]) -> str:
+    return json.dumps(list(paths), indent=2)
 
 
 def add_files(course, root, assets, problems) -> None:

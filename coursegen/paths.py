@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
+import stat
 from pathlib import Path
 
 from .errors import Problems
@@ -54,6 +55,28 @@ def check_course_files(root: Path, problems: Problems, names: tuple[str, ...] = 
         path = root / name
         if os.path.lexists(path):
             _check_entry(root, name, path.is_symlink(), path.is_dir(), path.is_file(), problems, followed)
+
+
+def check_changed_files(root: Path, changed, problems: Problems, names: tuple[str, ...] = COURSE_INPUTS) -> None:
+    """`check_course_files` for the course-relative paths in `changed` alone (what a watcher saw change):
+    each that still exists is looked at like an entry of the full walk, a folder with all it holds."""
+    followed: set[Path] = set()
+    for name in names:  # the folders themselves, a few calls: one replaced by a link is not always reported
+        try:
+            mode = os.lstat(root / name).st_mode
+        except OSError:
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            _check_entry(root, name, stat.S_ISLNK(mode), False, False, problems, followed)
+    for shown in sorted(changed):
+        if shown.split("/", 1)[0] not in names or "__pycache__" in shown.split("/") or climbs_out(shown):
+            continue  # not read by the build
+        path = root / shown
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:  # gone again (a deleted file, an editor's temporary one)
+            continue
+        _check_entry(root, shown, stat.S_ISLNK(mode), stat.S_ISDIR(mode), stat.S_ISREG(mode), problems, followed)
 
 
 def _check_entry(root: Path, shown: str, link: bool, folder: bool, regular: bool,

@@ -24,12 +24,10 @@ from . import appearance, blocks, calc, checks, csp, hosting, offline, questions
 from .assets import Assets
 from .errors import ContentError, Problem, Problems
 from .extensions import course_extensions
-from .link import link_course
-from .incremental import BuildCache, uses_author_code
+from .incremental import BuildCache
 from .markdown import ParseContext
-from .paths import COURSE_INPUTS, check_course_files
+from .paths import COURSE_INPUTS
 from .render import RenderOptions, missing_templates, render_site, template_problem
-from .sources import load_sources
 
 EXTENSIONS = (blocks, calc, checks, questions, search, hosting, appearance, widgets, offline)  # offline last: it precaches the others' files
 
@@ -64,24 +62,24 @@ def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildC
 def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     problems = Problems()
     check_environment(problems)
-    check_course_files(root, problems)  # before any read: a FIFO would block it, a link would publish /etc
+    cache.check_course_files(root, problems)  # before any read: a FIFO would block it, a link would publish /etc
     problems.raise_if_errors()
     config = cache.load_config(root, problems)
     if config and config.python.package not in COURSE_INPUTS:  # the course's own Python, named in course.yaml
-        check_course_files(root, problems, names=(config.python.package,))
+        cache.check_course_files(root, problems, names=(config.python.package,))
     if config is None or not config.units:  # every page would report follow-on problems: show the cause alone
         problems.raise_if_errors()
     if config and options.offline:
         config = offline.self_hosted(config)
-    sources = load_sources(root, problems, read=cache.read_text)
-    if config and any(uses_author_code(source.text) for source in sources):  # its worker starts meanwhile
+    sources = cache.load_sources(root, problems)
+    if config and cache.uses_author_code():  # its worker starts meanwhile
         calc.warm_up(root, config)
     extensions = all_extensions(root, config, problems)
     md = cache.markdown(extensions)
-    ctx = ParseContext(root=root, slug_by_path={s.path: s.slug for s in sources},
+    ctx = ParseContext(root=root, slug_by_path=cache.slug_by_path(),
                        extra=prepare_extensions(root, config, problems, extensions))
     pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root))
-    course = link_course(config, pages, problems, options.drafts) if config else None
+    course = cache.link(config, pages, problems, options.drafts) if config else None
     sources = csp_sources(config, extensions) if config else {}
     if course:
         missing_templates(course, root, problems)

@@ -18,10 +18,13 @@ import html as htmllib
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import threading
 from pathlib import Path
+
+from .model import replaced_units
 
 BUNDLE = "pagefind"  # the site folder Pagefind's files go in; pagefind.js finds the rest beside itself
 ENTRY = f"{BUNDLE}/pagefind.js"
@@ -51,6 +54,12 @@ def indexed_page(unit, language: str) -> str:
             f'<body><main data-pagefind-body><h1>{htmllib.escape(unit.title)}</h1>{body}</main></body></html>')
 
 
+def indexed_copy(unit, language: str) -> tuple[str, str, str]:
+    """Return (site path, indexed_page, a digest of both) for one unit (serve keeps them per unit)."""
+    html = indexed_page(unit, language)
+    return unit.url, html, f"{unit.url}\0{hashlib.sha256(html.encode()).hexdigest()}"
+
+
 def pagefind_binary() -> str:
     """Return the path of the Pagefind binary that the `pagefind-bin` package installs."""
     try:
@@ -65,24 +74,42 @@ def indexed_pages(course, language: str) -> dict[str, str]:
     return {unit.url: indexed_page(unit, language) for unit in course.written}
 
 
-def search_bundle(pages: dict[str, str], language: str) -> dict[str, bytes]:
-    """Return Pagefind's files for `pages` (from indexed_pages), keyed by their site paths."""
+def search_bundle(pages: dict[str, str], language: str, background: bool = False) -> dict[str, bytes]:
+    """Return Pagefind's files for `pages` (from indexed_pages), keyed by their site paths.
+
+    `background` (serve) runs Pagefind at a low priority: the rebuild of the next save comes first."""
     if not pages:  # Pagefind refuses to make an empty index; search then says it could not load
         return {}
     with tempfile.TemporaryDirectory(prefix="coursegen-search-", dir=scratch_folder()) as folder:
         copy, bundle = Path(folder) / "pages", Path(folder) / BUNDLE
         copy.mkdir()
-        for url, html in pages.items():
-            (copy / url).write_text(html, encoding="utf-8")
-        command = [pagefind_binary(), "--site", str(copy), "--output-path", str(bundle), "--silent",
+        for url, html in pages.items():  # plain open(): in serve this runs beside the rebuilds, in one interpreter
+            with open(os.path.join(copy, url), "w", encoding="utf-8") as file:
+                file.write(html)
+        nice = ["nice", "-n", "10"] if background and shutil.which("nice") else []
+        command = [*nice, pagefind_binary(), "--site", str(copy), "--output-path", str(bundle), "--silent",
                    "--force-language", language, "--exclude-selectors", ", ".join(EXCLUDED)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
         if done.returncode:
             raise RuntimeError(f"Pagefind failed ({done.returncode}): {done.stderr or done.stdout}")
-        files = {f"{BUNDLE}/{file.relative_to(bundle).as_posix()}": file.read_bytes()
-                 for file in sorted(bundle.rglob("*")) if file.is_file()}
+        files = {f"{BUNDLE}/{path}": data for path, data in read_tree(str(bundle)).items()}
     dropped = unused_wasm(files)
     return {path: data for path, data in files.items() if not UNUSED.search(path) and path not in dropped}
+
+
+def read_tree(folder: str) -> dict[str, bytes]:
+    """Return {path under `folder`, with slashes: bytes} for every file below it, sorted by path.
+
+    os.walk and plain paths rather than pathlib: a 2,000-page index is some 4,000 files, and in
+    serve this runs beside the rebuilds, so its Python time is theirs too."""
+    found = {}
+    for parent, _, names in os.walk(folder):
+        relative = os.path.relpath(parent, folder)
+        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+        for name in names:
+            with open(os.path.join(parent, name), "rb") as file:
+                found[prefix + name] = file.read()
+    return dict(sorted(found.items()))
 
 
 def scratch_folder() -> str | None:
@@ -112,15 +139,32 @@ class BackgroundIndex:
     index to write. Edits saved while Pagefind runs are indexed together in the next run.
     """
 
-    def __init__(self, ready):
+    def __init__(self, ready, building=None):
         self.ready = ready
+        self.building = building  # held by serve while it rebuilds: indexing starts once the page is out
+        self.written: tuple = ()  # the units of the last build, and their (site path, copy, digest) in copies
+        self.copies: list[tuple[str, str, str]] = []
+        self.language = ""
         self.lock = threading.Lock()
         self.made: tuple[str, dict[str, bytes]] | None = None  # (key, bundle) of the newest index
         self.wanted: tuple[str, dict[str, str], str] | None = None  # (key, pages, language) asked for last
         self.worker: threading.Thread | None = None
 
-    def bundle(self, pages: dict[str, str], language: str) -> dict[str, bytes]:
-        key = index_key(pages, language)
+    def indexed(self, course, language: str) -> tuple[dict[str, str], str]:
+        """Return indexed_pages(course, language) and a digest of it, making only the copies of units
+        that are not the last build's unit objects (see model.replaced_units)."""
+        written = course.written
+        changed = replaced_units(self.written, written) if language == self.language else None
+        if changed is None:
+            self.copies = [indexed_copy(unit, language) for unit in written]
+        for position in changed or ():
+            self.copies[position] = indexed_copy(written[position], language)
+        self.written, self.language = written, language
+        key = hashlib.sha256("\0".join([language, *(copy[2] for copy in self.copies)]).encode()).hexdigest()
+        return {url: html for url, html, _ in self.copies}, key
+
+    def bundle(self, course, language: str) -> dict[str, bytes]:
+        pages, key = self.indexed(course, language)
         with self.lock:
             if self.made is not None:
                 if self.made[0] != key:
@@ -135,33 +179,28 @@ class BackgroundIndex:
         return bundle
 
     def _work(self) -> None:
+        if self.building is not None:  # the build that asked is still writing its page: let it finish first,
+            with self.building:       # the copy for Pagefind would otherwise slow it down (one interpreter)
+                pass
         while True:
             with self.lock:
                 if self.wanted is None or self.wanted[0] == self.made[0]:
                     self.worker = None
                     return
                 key, pages, language = self.wanted
-            bundle = search_bundle(pages, language)
+            bundle = search_bundle(pages, language, background=True)
             with self.lock:
                 self.made = (key, bundle)
             self.ready()
 
 
-def index_key(pages: dict[str, str], language: str) -> str:
-    """Return a digest of everything an index is made from."""
-    digest = hashlib.sha256(language.encode())
-    for url, html in pages.items():
-        digest.update(f"\0{url}\0{len(html)}\0".encode())
-        digest.update(html.encode())
-    return digest.hexdigest()
-
-
 BACKGROUND: dict[Path, BackgroundIndex] = {}  # course folder → its serve's index (see index_beside_rebuilds)
 
 
-def index_beside_rebuilds(root: Path, ready) -> None:
-    """Make builds of the course at `root` index in the background from now on (serve does)."""
-    BACKGROUND[Path(root).resolve()] = BackgroundIndex(ready)
+def index_beside_rebuilds(root: Path, ready, building=None) -> None:
+    """Make builds of the course at `root` index in the background from now on (serve does; `building`
+    is the lock it holds while a rebuild runs)."""
+    BACKGROUND[Path(root).resolve()] = BackgroundIndex(ready, building)
 
 
 def index_within_builds(root: Path) -> None:
@@ -181,7 +220,7 @@ def add_files(course, root, assets, problems) -> None:
     editing one lesson in `serve` rewrites that lesson and the index, not all pages.
     """
     language = course.config.language or "en"
-    pages = indexed_pages(course, language)
     background = BACKGROUND.get(Path(root).resolve())
-    assets.files.update(background.bundle(pages, language) if background else search_bundle(pages, language))
+    assets.files.update(background.bundle(course, language) if background
+                        else search_bundle(indexed_pages(course, language), language))
     assets.urls[ENTRY] = ENTRY

@@ -166,7 +166,7 @@ class LiveServer:
         self.server = make_server(self.site, port, handler)
         self.threads: list[threading.Thread] = []
         self.building = threading.Lock()  # rebuilds come from the watcher and from the search index
-        search.index_beside_rebuilds(root, self._index_ready)  # an edited page shows before its index is made
+        search.index_beside_rebuilds(root, self._index_ready, self.building)  # an edited page shows before its index is made
 
     @property
     def url(self) -> str:
@@ -180,7 +180,7 @@ class LiveServer:
 
     def _rebuild(self, changed: list[str]) -> dict:
         started = time.perf_counter()
-        self.cache.forget(self.root / path for path in changed)
+        self.cache.note_changes(self.root, changed)
         try:
             result = build_site(self.root, self.options, self.cache)
             written = self._write(result.outputs)
@@ -188,6 +188,7 @@ class LiveServer:
             event = livereload.event_for_problems(err.problems)
             self.log(str(err) + f"\n{len(err.problems)} problem(s); site/ keeps the last good build")
         except Exception:  # noqa: BLE001 - a bug: print its traceback, keep serving the last good build
+            self.cache.look_at_everything()  # what the crashed build left in the cache is not to be trusted
             self.log(traceback.format_exc() + "site/ keeps the last good build")
             event = {"type": "error", "problems": [CRASHED]}
         else:
@@ -221,7 +222,9 @@ class LiveServer:
         self._thread(self.server.serve_forever)
         if watch:
             self._thread(self._watch)
-            self.watching.wait(timeout=10)
+            if self.watching.wait(timeout=10):
+                with self.building:  # from now on every change is reported: rebuilds look at those alone
+                    self.cache.trust_watcher()
         return self
 
     def _thread(self, target) -> None:

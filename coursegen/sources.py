@@ -23,15 +23,30 @@ def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]
     `read` is `config.read_text` or one that behaves the same, e.g. a caching reader.
     """
     sources = []
-    for folder, kind in SOURCE_DIRS.items():
+    for folder in SOURCE_DIRS:
         for file in sorted((root / folder).glob("*.md")):
-            shown = file.relative_to(root).as_posix()
-            if not file.is_file():
-                problems.error(shown, 1, f"'{shown}' is a folder, not a Markdown file",
-                               "rename the folder so its name does not end in .md")
-                continue
-            text = read(file, shown, problems)
-            if text is not None:  # a byte-order mark is no part of the text (editors on Windows add one)
-                text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-                sources.append(Source(shown, text, kind, slug_of(file)))
+            source = load_source(root, file.relative_to(root).as_posix(), problems, read)
+            if source is not None:
+                sources.append(source)
     return sources
+
+
+def source_kind(shown: str) -> str | None:
+    """Return "lesson" or "review" for a course-relative path that names a source, else None."""
+    folder, _, name = shown.partition("/")
+    return SOURCE_DIRS.get(folder) if name.endswith(".md") and "/" not in name else None
+
+
+def load_source(root: Path, shown: str, problems: Problems, read=read_text) -> Source | None:
+    """Return the Source at course-relative `shown` (a source path, see source_kind), or None with a
+    problem when it cannot be read."""
+    file = root / shown
+    if not file.is_file():
+        problems.error(shown, 1, f"'{shown}' is a folder, not a Markdown file",
+                       "rename the folder so its name does not end in .md")
+        return None
+    text = read(file, shown, problems)
+    if text is None:
+        return None
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # a byte-order mark is no part of the text
+    return Source(shown, text, source_kind(shown), slug_of(file))

@@ -201,3 +201,125 @@ def test_a_missing_front_matter_template_is_found_once_it_is_written(mini_course
     assert outcome(mini_course, cache)[1][0].startswith("lessons/02-second.md:3: template 'wide.html' is in neither templates/ nor the theme")
     (mini_course / "templates" / "wide.html").write_text((mini_course / "templates" / "lesson.html").read_text())
     assert outcome(mini_course, cache) == outcome(mini_course)
+
+
+# ---- serve's rebuilds: the watcher names what changed, and nothing else is looked at again ----
+
+def snapshot(root):
+    """Return {course path: bytes} of every file a build may read (the site and caches left out)."""
+    return {f.relative_to(root).as_posix(): f.read_bytes() for f in sorted(root.rglob("*"))
+            if f.is_file() and not f.is_symlink() and f.relative_to(root).parts[0] not in ("site", ".coursegen-cache", "node_modules")
+            and "__pycache__" not in f.parts}
+
+
+def toggle(file, one, other):
+    """Replace `one` by `other` in the file, or back when `other` is what it holds."""
+    text = file.read_text()
+    file.write_text(text.replace(one, other, 1) if one in text else text.replace(other, one, 1))
+
+
+FIRST_UNIT, SECOND_UNIT = "  - slug: first\n    part: Part one\n", "  - slug: second\n    part: Part one\n"
+WATCHED_EDITS = {
+    **EDITS,
+    "rename an anchor others link to": lambda root, rng: toggle(root / "lessons" / "02-second.md",
+                                                                "## Details", "## Fine details"),
+    "link to an anchor": lambda root, rng: append(root / "reviews" / "03-check.md",
+                                                  "\nSee [the details](../lessons/02-second.md#details).\n"),
+    "swap two units in course.yaml": lambda root, rng: toggle(root / "course.yaml", FIRST_UNIT + SECOND_UNIT,
+                                                              SECOND_UNIT + FIRST_UNIT),
+    "add a widget": lambda root, rng: append(root / "lessons" / "02-second.md", "\n```widget overflow-slider\n```\n"),
+    "edit a widget spec": lambda root, rng: toggle(root / "widgets" / "overflow-slider" / "spec.yaml",
+                                                   "default: -5\n", "default: -6\n"),
+    "add or remove a draft": lambda root, rng: (
+        (root / "lessons" / "05-extra.md").unlink() if (root / "lessons" / "05-extra.md").exists()
+        else (root / "lessons" / "05-extra.md").write_text("---\ntitle: Extra\ndraft: true\n---\n\nText.\n")),
+}
+
+
+def undo_anchor_links(root):
+    file = root / "reviews" / "03-check.md"
+    file.write_text(file.read_text().replace("\nSee [the details](../lessons/02-second.md#details).\n", ""))
+
+
+def watched_build(root, cache, before):
+    """Tell the cache what changed since `before` (as serve's watcher does), build, return the outcome."""
+    after = snapshot(root)
+    cache.note_changes(root, sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path)))
+    return outcome(root, cache), after
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_watched_rebuilds_equal_full_builds_over_random_edits(mini_course, seed):
+    rng = random.Random(seed)
+    cache = BuildCache()
+    assert outcome(mini_course, cache) == outcome(mini_course)
+    cache.trust_watcher()
+    before = snapshot(mini_course)
+    for step in range(16):
+        name = rng.choice(sorted(WATCHED_EDITS))
+        WATCHED_EDITS[name](mini_course, rng)
+        got, before = watched_build(mini_course, cache, before)
+        assert got == outcome(mini_course), f"step {step}: {name}"
+        if name in ("break then keep a link", "rename an anchor others link to", "link to an anchor"):
+            undo_broken_links(mini_course)
+            if rng.random() < 0.5:
+                undo_anchor_links(mini_course)
+            got, before = watched_build(mini_course, cache, before)
+            assert got == outcome(mini_course), f"step {step}: after {name}, links repaired"
+
+
+def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monkeypatch):
+    import coursegen.incremental
+    cache = BuildCache(parallel=False)
+    build_site(mini_course, cache=cache)
+    cache.trust_watcher()
+    build_site(mini_course, cache=cache)  # the look at everything after the watches are in place
+    read, looked = [], []
+    real_read, real_stat, real_scandir = coursegen.incremental.read_text, os.stat, os.scandir
+    monkeypatch.setattr(coursegen.incremental, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest))
+    def stat(path, *args, **kwargs):
+        looked.append(str(path))
+        return real_stat(path, *args, **kwargs)
+    def scandir(path="."):
+        looked.append(str(path))
+        return real_scandir(path)
+    monkeypatch.setattr(os, "stat", stat)
+    monkeypatch.setattr(os, "scandir", scandir)
+    lesson = mini_course / "lessons" / "02-second.md"
+    append(lesson, "\nOne more paragraph.\n")
+    cache.note_changes(mini_course, ["lessons/02-second.md"])
+    outputs = build_site(mini_course, cache=cache).outputs
+    monkeypatch.undo()
+    assert read == ["02-second.md"]
+    sources = [path for path in looked if "/lessons" in path or "/reviews" in path]
+    assert sources and all(path == str(lesson) for path in sources), sources
+    assert cache.parsed == ["lessons/02-second.md"] and cache.rerendered == ["second"]
+    assert outputs == build_site(mini_course).outputs
+
+
+def test_a_new_heading_rerenders_the_review_that_links_there_and_nothing_else(sample_course):
+    cache = BuildCache()
+    build_site(sample_course, cache=cache)
+    cache.trust_watcher()
+    build_site(sample_course, cache=cache)
+    replace(sample_course / "lessons" / "02-kda.md", "## Fade, erase, write", "## Fade, Erase, Write")
+    cache.note_changes(sample_course, ["lessons/02-kda.md"])
+    assert outcome(sample_course, cache) == outcome(sample_course)
+    assert "review-a" in cache.rerendered and "kda" in cache.rerendered
+    assert "index.html" not in cache.rerendered  # the course map shows titles, not headings
+    append(sample_course / "lessons" / "02-kda.md", "\nOne more sentence.\n")
+    cache.note_changes(sample_course, ["lessons/02-kda.md"])
+    assert outcome(sample_course, cache) == outcome(sample_course)
+    assert cache.rerendered == ["kda"]  # same headings: the review is left alone
+
+
+def test_a_watched_edit_of_a_draft_equals_a_full_build(mini_course):
+    cache = BuildCache()
+    build_site(mini_course, cache=cache)
+    cache.trust_watcher()
+    before = snapshot(mini_course)
+    replace(mini_course / "lessons" / "02-second.md", "---\n", "---\ndraft: true\n")
+    for _ in range(2):  # made a draft, then edited as a draft
+        got, before = watched_build(mini_course, cache, before)
+        assert got == outcome(mini_course)
+        append(mini_course / "lessons" / "02-second.md", "\nA draft's new line.\n")

@@ -105,6 +105,39 @@ def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live, mini_c
     assert "88.72" in fetch(server.url + "second.html")
 
 
+def next_save(events, serial: int) -> dict:
+    """Return the first event newer than `serial` that is no rebuild for the search index alone."""
+    event = events.next_after(serial)
+    while event["type"] == "built" and all(p.startswith("pagefind/") or p == "sw.js" for p in event["changed"]):
+        event = events.next_after(event["serial"])
+    return event
+
+
+def test_a_fifo_or_an_outside_link_made_while_serving_is_refused_and_its_removal_recovers(live, mini_course, tmp_path):
+    """Rebuilds check only the paths the watcher reports: a new FIFO or link is one of them."""
+    server, events = live
+    last = events.next()
+    outside = tmp_path / "secret.md"
+    outside.write_text("---\ntitle: Secret\n---\n\nNot for the site.\n")
+    lesson = mini_course / "lessons" / "02-second.md"
+    for number, (make, expected) in enumerate(((os.mkfifo, "is not a regular file (a FIFO, socket or device)"),
+                                               (lambda path: path.symlink_to(outside), "is outside the course"))):
+        path = mini_course / "lessons" / "05-odd.md"
+        make(path)
+        refused = next_save(events, last["serial"])
+        assert refused["type"] == "error", refused
+        assert refused["problems"][0].startswith(f"lessons/05-odd.md:1: 'lessons/05-odd.md' {expected}")
+        lesson.write_text(lesson.read_text() + f"\nAnother line {number}.\n")  # another save: still refused
+        again = next_save(events, refused["serial"])
+        assert again["type"] == "error" and again["problems"][0] == refused["problems"][0]
+        path.unlink()
+        last = next_save(events, again["serial"])
+        assert last["type"] == "built", last
+        page = fetch(server.url + "second.html")
+        assert f"Another line {number}." in page and "Not for the site" not in page
+    assert not (mini_course / "site" / "odd.html").exists()
+
+
 def test_a_save_that_hangs_ends_in_an_error_and_the_next_save_still_rebuilds(live, mini_course):
     server, events = live
     first = events.next()
@@ -179,7 +212,7 @@ def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_cour
 
     def crash(*args, **kwargs):
         raise RuntimeError("a bug in the engine")
-    monkeypatch.setattr("coursegen.pipeline.link_course", crash)
+    monkeypatch.setattr("coursegen.incremental.BuildCache.link", crash)
     lesson = next((mini_course / "lessons").glob("*.md"))
     lesson.write_text(lesson.read_text() + "\nMore.\n")
     crashed = events.next_after(first["serial"])

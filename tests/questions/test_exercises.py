@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from coursegen import exercise_harness
-from coursegen.incremental import uses_author_code
+from coursegen.incremental import author_code_uses
 from helpers import FIXTURES, REPO, copy_course, run_cli
 
 CHECKS = re.compile(r'<script type="application/json" data-exercise-checks>(.*?)</script>', re.S)
@@ -90,8 +90,8 @@ def test_the_harness_reports_the_line_in_the_checked_code():
 
 
 def test_a_page_with_an_exercise_runs_author_code_so_the_cache_tracks_the_package():
-    assert uses_author_code(":::: exercise {id: x}\nWrite it.\n")
-    assert not uses_author_code("An exercise in prose.\n")
+    assert author_code_uses(":::: exercise {id: x}\nWrite it.\n") == (False, True)  # keyed like a widget
+    assert not any(author_code_uses("An exercise in prose.\n"))
 
 
 def test_generated_inputs_and_expected_values_are_the_same_in_every_build(tmp_path, capsys):
