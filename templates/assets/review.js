@@ -69,6 +69,7 @@ async function enhanceQuestions(questions, store, page) {
       });
     },
     changed: refresh,
+    loadEditor: () => load("vendor/codemirror.js"),  // the exercises' code editor, fetched on first use
   };
   for (const q of questions) {  // warm the scheduler up as soon as a learner starts on a question
     for (const type of ["focusin", "pointerdown"]) q.addEventListener(type, getScheduler, { once: true });

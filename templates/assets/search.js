@@ -127,7 +127,8 @@ if (dialog && opener) {
   dialog.addEventListener("click", (event) => { if (event.target === dialog) dialog.close(); });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (dialog.open || typingIn(event.target)) return;
+    // composedPath()[0]: the element typed in, also inside a shadow root (the exercises' code editor)
+    if (dialog.open || typingIn(event.composedPath()[0])) return;
     event.preventDefault();
     open();
   });

@@ -73,8 +73,20 @@ def tiles(site, context_factory, page_and_watch):
         yield open_
 
 
+EDITOR = f"{Q} .exercise-code-editor .cm-content"  # CodeMirror, in the editor's shadow root
+
+
 def write(page, code: str) -> None:
-    page.locator(f"{Q} .exercise-code").fill(code)
+    """Start on the code box (which loads the editor), then replace its text through the editor."""
+    box = page.locator(f"{Q} .exercise-code")
+    editor = page.locator(EDITOR)
+    if box.is_visible():
+        box.focus()
+        expect(editor).to_be_focused()  # loaded, and holding the focus the text box had
+    editor.focus()
+    page.keyboard.press("Control+a")  # CodeMirror's select-all, then the text as if pasted
+    page.keyboard.insert_text(code)
+    expect(box).to_have_value(code)  # the text box, which Run and Check read, follows the editor
 
 
 def check(page, expected_status: str) -> None:
@@ -100,10 +112,16 @@ def test_without_javascript_the_prompt_starter_and_reference_are_a_study_sheet(t
 
 def test_a_right_answer_passes_every_check_scores_yes_and_unlocks_the_reference(tiles):
     page, watch = tiles()
+    editor_requests = []
+    page.on("request", lambda request: editor_requests.append(request.url) if "codemirror" in request.url else None)
     page.wait_for_selector("html[data-review=ready]")
+    assert editor_requests == []  # the editor is fetched only once the learner starts on the code box
+    assert page.locator(EDITOR).count() == 0
     answer = page.locator(f"{Q} details[data-answer]")
     assert answer.is_hidden()  # the reference stays locked until Check
     write(page, RIGHT)
+    assert len(editor_requests) == 1 and "/vendor/codemirror." in editor_requests[0]
+    assert page.locator(f"{Q} .exercise-code").is_hidden()
     check(page, r"^9 of 9 checks passed; scored yes\.")
     assert page.locator(f"{Q} .exercise-results .exercise-pass").count() == 9
     assert answer.is_visible()
@@ -157,12 +175,15 @@ def test_keyboard_only_write_check_and_leave_the_code_box(tiles):
     page.wait_for_selector("html[data-review=ready]")
     box = page.locator(f"{Q} .exercise-code")
     box.focus()
+    editor = page.locator(EDITOR)
+    expect(editor).to_be_focused()  # the editor loaded on the focus, and took it over
     page.keyboard.press("Control+a")
-    page.keyboard.type("import math\ndef largest_safe_tile(g_min):\n")
-    page.keyboard.press("Tab")  # indents, does not leave
+    page.keyboard.type("import math\ndef largest_safe_tile(g_min):\n")  # Enter indents the body
+    page.keyboard.press("Tab")  # indents further, does not leave
+    page.keyboard.press("Shift+Tab")  # dedents again
     page.keyboard.type("return int(math.log((2 - 2**-7) * 2**127) // -g_min)\n")
-    assert box.evaluate("b => b === document.activeElement")
-    assert "\n    return int(" in box.input_value()
+    expect(editor).to_be_focused()
+    expect(box).to_have_value(re.compile(r"\):\n    return int\("))
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")  # now the focus leaves: to Run, then Check
     page.keyboard.press("Tab")
@@ -177,7 +198,7 @@ def test_axe_finds_no_serious_violation_after_a_check(site, context_factory):
         page = context_factory(bypass_csp=True, service_workers="block").new_page()
         page.goto(base + "tiles.html")
         page.wait_for_selector("html[data-review=ready]")
-        page.locator(f"{Q} .exercise-code").fill(WRONG)
+        write(page, WRONG)
         check(page, r"checks passed")
         page.locator(f"{Q} details[data-hint]").first.locator("summary").click()
         page.add_script_tag(path=str(AXE))

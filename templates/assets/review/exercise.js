@@ -99,12 +99,37 @@ export function enhance(question, ctx) {
     keys, el("div", { class: "exercise-buttons" }, run, check, restart), status, output, results));
   const scores = ctx.scoreGroup(question, ctx, {
     label: "Did you get it? The checks scored it; change the score if they were unfair.",
-    again() { store.update(key, { revealed: false, score: undefined }); code.focus(); },
+    again() { store.update(key, { revealed: false, score: undefined }); focusCode(); },
   });
   answer.after(scores.node);
   answer.querySelector(".question-answer-body").tabIndex = -1;
   revealHintsInTurn(question);
   editorKeys(code);
+  // The text box stays the value's home; the editor, loaded when the learner starts on it, mirrors it.
+  let editor = null;
+  const setCode = (text) => {
+    code.value = text;
+    if (editor && editor.state.doc.toString() !== text) {
+      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: text } });
+    }
+  };
+  const focusCode = () => (editor ?? code).focus();
+  let upgrading = false;
+  const upgrade = async () => {
+    if (upgrading) return;
+    upgrading = true;
+    try {
+      const { createEditor } = await ctx.loadEditor();
+      const { selectionStart, selectionEnd } = code;
+      const hadFocus = document.activeElement === code;
+      editor = createEditor(code, { onChange(text) { code.value = text; code.dispatchEvent(new Event("input")); } });
+      editor.dispatch({ selection: { anchor: selectionStart, head: selectionEnd } });
+      if (hadFocus) editor.focus();
+    } catch {
+      // the enhanced text box keeps working
+    }
+  };
+  for (const type of ["focus", "keydown"]) code.addEventListener(type, upgrade, { once: true });
 
   const sync = () => {
     const record = store.record(key);
@@ -112,7 +137,7 @@ export function enhance(question, ctx) {
     scores.show(record);
   };
   code.addEventListener("input", () => store.update(key, { code: code.value }));
-  restart.addEventListener("click", () => { code.value = starter; store.update(key, { code: starter }); code.focus(); });
+  restart.addEventListener("click", () => { setCode(starter); store.update(key, { code: starter }); focusCode(); });
 
   const execute = async (mode) => {
     run.disabled = check.disabled = true;
@@ -165,7 +190,7 @@ export function enhance(question, ctx) {
   });
   scores.onScore = sync;
   const restore = () => {
-    code.value = store.record(key).code ?? starter;
+    setCode(store.record(key).code ?? starter);
     sync();
   };
   restore();
