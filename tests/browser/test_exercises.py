@@ -193,6 +193,23 @@ def test_keyboard_only_write_check_and_leave_the_code_box(tiles):
     watch.assert_clean()
 
 
+def test_without_the_editor_the_enhanced_text_box_still_takes_the_code(tiles):
+    page, watch = tiles()
+    page.route("**/vendor/codemirror.*", lambda route: route.abort())
+    page.wait_for_selector("html[data-review=ready]")
+    box = page.locator(f"{Q} .exercise-code")
+    with page.expect_event("requestfailed", lambda request: "/vendor/codemirror." in request.url):
+        box.focus()  # the editor is asked for, and does not come
+    page.keyboard.press("Control+a")
+    page.keyboard.type("import math\ndef largest_safe_tile(g_min):\n")
+    page.keyboard.press("Tab")  # the text box's own indenting
+    page.keyboard.type("return int(math.log((2 - 2**-7) * 2**127) // -g_min)\n")
+    expect(box).to_be_focused()
+    assert page.locator(EDITOR).count() == 0 and box.is_visible()
+    assert "):\n    return int(" in box.input_value()
+    check(page, r"^9 of 9 checks passed")
+
+
 def test_axe_finds_no_serious_violation_after_a_check(site, context_factory):
     with serving(site) as base:
         page = context_factory(bypass_csp=True, service_workers="block").new_page()
