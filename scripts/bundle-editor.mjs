@@ -12,6 +12,8 @@ const result = await build({
   entryPoints: [join(root, "scripts/editor-entry.js")], bundle: true, format: "esm", minify: true,
   target: "es2020", legalComments: "none", charset: "utf8", metafile: true, outfile: out,
   absWorkingDir: root,
+  banner: { js: "/*! CodeMirror 6 and the packages it uses (MIT), bundled by scripts/bundle-editor.mjs; their"
+    + " licence texts ship beside this file as vendor/codemirror.LICENSE.txt (under a content-hashed name). */" },
 });
 
 // Each package with a file in the bundle, with its licence text.
