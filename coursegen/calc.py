@@ -121,7 +121,7 @@ def import_kernels(root: Path, package: str, signature: str) -> None:
 
 def compute_for_course(root: Path, package: str, content: str, build: str) -> tuple[str, str]:
     """Return `compute(content)` over the course's package: what the worker runs for one role."""
-    names = kernel_names(root, package)
+    names = names_for_build(root, package, build)
     try:
         return compute(content, names)
     except CalcError:
@@ -243,6 +243,18 @@ def kernel_names(root: Path, package: str = "kernels") -> dict[str, types.Module
     names = dict(public_modules(root, package))
     names["math"] = math
     return names
+
+
+def names_for_build(root: Path, package: str, build: str) -> dict[str, types.ModuleType]:
+    """Return `kernel_names(root, package)`, looked up once per build, not once per role: each lookup
+    lists the package and stats every file of it to see whether it changed."""
+    key = (str(root), package, build)
+    if _NAMES[0] != key:
+        _NAMES[:] = [key, kernel_names(root, package)]
+    return _NAMES[1]
+
+
+_NAMES: list = [None, {}]  # [(root, package, build), its names], in the worker
 
 
 def public_modules(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
