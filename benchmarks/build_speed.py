@@ -185,7 +185,7 @@ def free_port() -> int:
 
 
 ONE_BUILD = ("import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-             "from coursegen.incremental import BuildCache; from coursegen.pipeline import build_site; "
+             "from coursegen.cache import BuildCache; from coursegen.pipeline import build_site; "
              "root, cache = Path(sys.argv[2]), BuildCache(parallel=sys.argv[3] == '1'); "
              "t = time.perf_counter(); build_site(root, cache=cache); full = time.perf_counter() - t; "
              "t = time.perf_counter(); build_site(root, cache=cache); print(full, time.perf_counter() - t)")

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from coursegen.cli import main as build_cli  # noqa: E402
-from coursegen.serve import make_server  # noqa: E402
+from coursegen.serve.server import make_server  # noqa: E402
 
 LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")

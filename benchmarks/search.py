@@ -49,7 +49,8 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 BUILD = """
 import sys, time
 from pathlib import Path
-from coursegen import pipeline, search
+from coursegen import pipeline
+from coursegen.features.search import extension as search
 name = "search_bundle" if hasattr(search, "search_bundle") else "search_index"
 made, spent = getattr(search, name), []
 def timed(*args):
@@ -59,7 +60,7 @@ def timed(*args):
     finally:
         spent.append(time.perf_counter() - started)
 setattr(search, name, timed)
-from coursegen.write import write_site
+from coursegen.stages.write import write_site
 started = time.perf_counter()
 result = pipeline.build_site(Path(sys.argv[1]))
 write_site(result.outputs, Path(sys.argv[2]))

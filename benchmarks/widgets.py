@@ -32,7 +32,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from helpers import copy_course, serving  # noqa: E402
 
 from coursegen.pipeline import build_site  # noqa: E402
-from coursegen.write import write_site  # noqa: E402
+from coursegen.stages.write import write_site  # noqa: E402
 
 PYODIDE_PATHS = ("/pyodide/", "/py/", "pyodide-worker")
 MOVES_JS = """async ({figure, moves}) => {

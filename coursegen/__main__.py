@@ -1,4 +1,4 @@
 """`python -m coursegen`: the same command line as the `coursegen` script."""
-from .cli import run
+from coursegen.cli import run
 
 run()

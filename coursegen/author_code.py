@@ -141,7 +141,7 @@ def _worker(limits: Limits) -> "Worker":
 
 def parse_limits(data, path: str, problems: Problems) -> Limits:
     """Return course.yaml's `limits:` (seconds per call of author code, MiB of memory), reporting bad values."""
-    from .config import check_mapping  # here: config imports this module for Limits
+    from coursegen.stages.config import check_mapping  # here: config imports this module for Limits
     good = check_mapping(data, LIMITS_KEYS, path, problems, "limits")
     seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
@@ -264,7 +264,7 @@ def _can_fork() -> bool:
     A fork starts in milliseconds with coursegen already imported; otherwise (in `serve`, whose server
     threads run) the worker is a fresh interpreter, which takes a tenth of a second more.
     """
-    from .parallel import can_fork
+    from coursegen.parallel import can_fork
     return can_fork()
 
 

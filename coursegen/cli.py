@@ -6,11 +6,11 @@ import os
 import sys
 from pathlib import Path
 
-from . import __version__
-from .errors import ContentError
-from .incremental import command_cache
-from .pipeline import BuildOptions, build_site
-from .write import write_site
+from coursegen import __version__
+from coursegen.errors import ContentError
+from coursegen.cache import command_cache
+from coursegen.pipeline import BuildOptions, build_site
+from coursegen.stages.write import write_site
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     options = BuildOptions(drafts=getattr(args, "drafts", False), strict=getattr(args, "strict", False),
                            offline=getattr(args, "offline", False))
     if command == "serve":
-        from .serve import serve
+        from coursegen.serve.server import serve
         return serve(root, options, port=args.port, watch=not args.no_watch)
     if command == "new":
         return _new(root, args)
@@ -93,7 +93,7 @@ def run() -> None:
 
 def _new(root: Path, args) -> int:
     """Create a unit from its skeleton; print where it went, or the problem."""
-    from .scaffold import new_unit
+    from coursegen.authoring.scaffold import new_unit
     try:
         made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part)
     except ContentError as err:
@@ -105,7 +105,7 @@ def _new(root: Path, args) -> int:
 
 def _init(folder: Path, title: str) -> int:
     """Write a new course; print what to do next, or why it cannot."""
-    from .starter import init_course
+    from coursegen.authoring.starter import init_course
     try:
         init_course(folder, title)
     except ContentError as err:

@@ -1,18 +1,21 @@
-"""The course's own extensions, listed in course.yaml, using the same protocol as the built-in features.
+"""The one extension protocol, and the course's own extensions listed in course.yaml.
 
-`extensions:` lists importable module names (looked for in the course folder first) or `.py` files
-in the course. Each module may define any of the hooks below; the pipeline calls only those it
-defines, for built-in and course extensions alike (see pipeline.py):
+Every feature beyond plain Markdown is an `Extension`: the built-in ones (coursegen/features/) and
+a course's own alike. Each hook does nothing unless the extension overrides it, so the pipeline
+calls every hook of every extension:
 
-- `install(md)`: add Markdown syntax (markdown.register_block, register_fence, roles.register_role, …);
+- `install(md)`: add Markdown syntax (parse.register_block, register_fence, roles.register_role, …);
 - `prepare(root, config, problems) -> data`: once per build; parse rules read it as
-  `env["ctx"].extra[<module's short name>]`;
+  `env["ctx"].extra[<extension's name>]`;
 - `check(course, root, problems)`: validate the linked course (report with problems.error/warning);
 - `add_files(course, root, assets, problems)`: add site files (`assets.add(name, bytes)` for hashed assets);
 - `csp(config) -> {directive: [sources]}`: sources the pages' Content-Security-Policy must allow.
 
-A course extension that fails to load, or raises in a hook, is a problem at its line (in
-course.yaml, or in the extension's own file), not a traceback.
+Most extensions are modules of plain functions named after the hooks (`ModuleExtension` wraps
+one: the functions it defines, no-ops for the rest). A course's `extensions:` lists importable
+module names (looked for in the course folder first) or `.py` files in the course. A course
+extension that fails to load, or raises in a hook, is a problem at its line (in course.yaml, or
+in the extension's own file), not a traceback.
 """
 from __future__ import annotations
 
@@ -25,27 +28,64 @@ import sys
 import traceback
 from pathlib import Path
 
-from .config import CONFIG_NAME, config_line
-from .errors import ContentError, Problem, Problems
+from coursegen.stages.config import CONFIG_NAME, config_line
+from coursegen.errors import ContentError, Problem, Problems
 
 HOOKS = ("install", "prepare", "check", "add_files", "csp")
 AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
 
 
-class CourseExtension:
+class Extension:
+    """A feature of the build; override the hooks it needs. `name` keys its `prepare` data."""
+
+    name = ""
+
+    def install(self, md) -> None:
+        """Add Markdown syntax to the parser `md`."""
+
+    def prepare(self, root: Path, config, problems: Problems):
+        """Return what this extension's parse rules need, once per build."""
+        return None
+
+    def check(self, course, root: Path, problems: Problems) -> None:
+        """Report problems in the linked course."""
+
+    def add_files(self, course, root: Path, assets, problems: Problems) -> None:
+        """Add files to the site."""
+
+    def csp(self, config) -> dict[str, list[str]]:
+        """Return the sources, per directive, that the pages' Content-Security-Policy must allow."""
+        return {}
+
+
+class ModuleExtension(Extension):
+    """A module of hook functions as an Extension: the hooks it defines, no-ops for the others."""
+
+    def __init__(self, module, name: str = ""):
+        self.module, self.name = module, name or module.__name__.rsplit(".", 1)[-1]
+        for hook in HOOKS:
+            if callable(getattr(module, hook, None)):
+                setattr(self, hook, getattr(module, hook))
+
+    def __eq__(self, other) -> bool:  # the same module twice is the same extension (the parser is kept)
+        return type(other) is type(self) and other.module is self.module and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((id(self.module), self.name))
+
+    def __repr__(self) -> str:
+        return f"<extension {self.name}>"
+
+
+class CourseExtension(ModuleExtension):
     """A course's extension module, with each hook it defines guarded: a failure becomes a problem."""
 
     def __init__(self, module, name: str, root: Path):
-        self.module, self.__name__, self.root = module, name, root
+        super().__init__(module, name)
+        self.root = root
         for hook in HOOKS:
             if callable(getattr(module, hook, None)):
                 setattr(self, hook, functools.partial(self._call, hook))
-
-    def __eq__(self, other) -> bool:  # the same module twice is the same extension (the parser is kept)
-        return isinstance(other, CourseExtension) and other.module is self.module
-
-    def __hash__(self) -> int:
-        return id(self.module)
 
     def _call(self, hook: str, *args):
         problems = next((a for a in args if isinstance(a, Problems)), None)
@@ -66,7 +106,7 @@ class CourseExtension:
             if own and Path(frame.filename) == own:
                 path, line = _shown(self.root, own), frame.lineno or 1
                 break
-        return Problem(path, line, 0, f"extension '{self.__name__}' failed in {hook}: {type(err).__name__}: {err}")
+        return Problem(path, line, 0, f"extension '{self.name}' failed in {hook}: {type(err).__name__}: {err}")
 
 
 def course_extensions(root: Path, config, problems: Problems) -> list[CourseExtension]:

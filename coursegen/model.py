@@ -45,7 +45,7 @@ class Page:
     links: tuple[Link, ...] = ()
     assets: tuple[tuple[str, str], ...] = ()  # (site path, source path) of images and other media
     widgets: tuple[str, ...] = ()  # names of the widgets the page embeds
-    questions: tuple = ()  # question records (see coursegen.questions)
+    questions: tuple = ()  # question records (see coursegen.features.questions.extension)
     derived: dict = field(default_factory=dict)  # extension name → what it computed from this page alone
 
     @property

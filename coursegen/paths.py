@@ -13,7 +13,7 @@ import posixpath
 import stat
 from pathlib import Path
 
-from .errors import Problems
+from coursegen.errors import Problems
 
 # What the build reads from the course folder: sources, theme, widgets, kernels, media, configuration.
 COURSE_INPUTS = ("course.yaml", "lessons", "reviews", "templates", "widgets", "kernels", "media")

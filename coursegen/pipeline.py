@@ -1,15 +1,7 @@
 """The whole build as one function: load → parse → link → render. Writing is the caller's.
 
-Features beyond plain Markdown are extension modules: the built-in ones in EXTENSIONS, then the
-course's callouts and its own extensions from course.yaml (coursegen.extensions). Each may define
-any of these, and the pipeline calls only what it defines:
-- `install(md)`: add its Markdown syntax (fences, `:::` blocks, roles, core rules);
-- `prepare(root, config, problems) -> data`: load what parsing needs once per build; the result is
-  available to its parse rules as `env["ctx"].extra[<module name>]`;
-- `check(course, root, problems)`: validate the linked course, before anything is rendered;
-- `add_files(course, root, assets, problems)`: add site files, e.g. `assets.add(name, bytes)` for
-  content-hashed assets that templates reach with `asset(name)`;
-- `csp(config) -> {directive: [sources]}`: sources the pages' Content-Security-Policy must allow.
+Features beyond plain Markdown are extensions of the one protocol (coursegen.extensions): the
+built-in ones in EXTENSIONS, then the course's callouts and its own extensions from course.yaml.
 """
 from __future__ import annotations
 
@@ -20,16 +12,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-from . import appearance, blocks, calc, checks, csp, hosting, offline, questions, search, widgets
-from .assets import Assets
-from .errors import ContentError, Problem, Problems
-from .extensions import course_extensions
-from .incremental import BuildCache
-from .markdown import ParseContext
-from .paths import COURSE_INPUTS
-from .render import RenderOptions, missing_templates, render_site, template_problem
+from coursegen.cache import BuildCache
+from coursegen.errors import ContentError, Problem, Problems
+from coursegen.extensions import ModuleExtension, course_extensions
+from coursegen.features import anchors, callouts, csp
+from coursegen.features.calc import extension as calc
+from coursegen.features.hosting import offline, robots
+from coursegen.features.questions import extension as questions
+from coursegen.features.search import extension as search
+from coursegen.features.widgets import extension as widgets
+from coursegen.paths import COURSE_INPUTS
+from coursegen.stages.assets import Assets
+from coursegen.stages.parse import ParseContext
+from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem
+from coursegen.theme import appearance
 
-EXTENSIONS = (blocks, calc, checks, questions, search, hosting, appearance, widgets, offline)  # offline last: it precaches the others' files
+# In this order; offline last: it precaches the others' files.
+EXTENSIONS = tuple(ModuleExtension(module, name) for module, name in (
+    (callouts, "callouts"), (calc, "calc"), (anchors, "anchors"), (questions, "questions"), (search, "search"),
+    (robots, "robots"), (appearance, "appearance"), (widgets, "widgets"), (offline, "offline")))
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class BuildOptions:
     drafts: bool = False
     strict: bool = False
     serve_mode: bool = False
-    offline: bool = False  # self-host Pyodide whatever course.yaml says (see coursegen.offline)
+    offline: bool = False  # self-host Pyodide whatever course.yaml says (see coursegen.features.hosting.offline)
 
 
 @dataclass(frozen=True)
@@ -85,13 +86,11 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         missing_templates(course, root, problems)
         csp.check_pages(course, root, sources, problems)
         for extension in extensions:
-            if hasattr(extension, "check"):
-                extension.check(course, root, problems)
+            extension.check(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()
     for extension in extensions:
-        if hasattr(extension, "add_files"):
-            extension.add_files(course, root, assets, problems)
+        extension.add_files(course, root, assets, problems)
     problems.raise_if_errors(options.strict)
     try:
         outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
@@ -135,20 +134,19 @@ def check_environment(problems: Problems) -> None:
 
 def all_extensions(root: Path, config, problems: Problems) -> tuple:
     """Return the built-in extensions, the course's callouts and its own extensions; offline stays last."""
-    extra = [blocks.ExtraCallouts(config.callouts)] if config and config.callouts else []
+    extra = [callouts.ExtraCallouts(config.callouts)] if config and config.callouts else []
     return (*EXTENSIONS[:-1], *extra, *course_extensions(root, config, problems), EXTENSIONS[-1])
 
 
 def prepare_extensions(root: Path, config, problems: Problems, extensions=EXTENSIONS) -> dict:
-    """Return each extension's per-build data, keyed by its module's short name."""
-    return {ext.__name__.rsplit(".", 1)[-1]: ext.prepare(root, config, problems)
-            for ext in extensions if hasattr(ext, "prepare")}
+    """Return each extension's per-build data, keyed by its name."""
+    return {ext.name: ext.prepare(root, config, problems) for ext in extensions}
 
 
 def csp_sources(config, extensions) -> dict[str, list[str]]:
-    """Return the extra sources per CSP directive: course.yaml's `csp:` and each extension's `csp(config)`."""
+    """Return the extra sources per CSP directive: each extension's `csp(config)`, then course.yaml's `csp:`."""
     found: dict[str, list[str]] = {}
-    contributions = [dict(config.csp)] + [ext.csp(config) or {} for ext in extensions if hasattr(ext, "csp")]
+    contributions = [ext.csp(config) or {} for ext in extensions] + [dict(config.csp)]
     for contribution in contributions:
         for directive, sources in contribution.items():
             found.setdefault(directive, []).extend(s for s in sources if s not in found.get(directive, []))

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from coursegen.cli import main as cli_main
-from coursegen.serve import make_server
+from coursegen.serve.server import make_server
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

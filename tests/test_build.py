@@ -189,7 +189,7 @@ def test_private_use_characters_in_the_text_are_published_as_written(mini_course
     """U+E000 and U+E001 are the render cache's own markers; text holding them must still come out intact."""
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("Text.", "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here."))
-    from coursegen.incremental import BuildCache
+    from coursegen.cache import BuildCache
     cache = BuildCache(parallel=False)
     for _ in range(2):  # the second build answers from the cache
         page = build_site(mini_course, cache=cache).outputs["second.html"].decode()
@@ -231,7 +231,7 @@ def test_leftovers_of_a_build_killed_mid_swap_are_removed_by_the_next(mini_cours
 
 def test_a_file_that_cannot_be_read_is_a_located_problem(tmp_path):
     """Tests run as root, where chmod 000 still reads: a folder in the file's place fails the read instead."""
-    from coursegen.config import read_text
+    from coursegen.stages.config import read_text
     from coursegen.errors import Problems
     problems = Problems()
     (tmp_path / "lesson.md").mkdir()
@@ -252,7 +252,7 @@ def test_a_site_folder_that_is_a_symbolic_link_is_replaced_and_its_target_left_a
 
 
 def test_a_site_path_that_climbs_out_writes_nothing_anywhere(tmp_path):
-    from coursegen.write import update_site, write_site
+    from coursegen.stages.write import update_site, write_site
     import pytest
     for bad in ("pyodide/../../escaped.txt", "/tmp/escaped.txt", ""):
         with pytest.raises(ValueError):

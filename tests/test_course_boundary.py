@@ -88,8 +88,8 @@ def test_inside_course_follows_links_and_refuses_paths_that_climb_out(mini_cours
 def test_a_pyodide_lock_file_cannot_name_files_outside_its_distribution(tmp_path):
     """A self-hosted Pyodide is copied by the names in its lock file: only plain file names count."""
     import json
-    from coursegen.config import PyodideConfig
-    from coursegen.widget_site import pyodide_site
+    from coursegen.stages.config import PyodideConfig
+    from coursegen.features.widgets.site import pyodide_site
     dist = tmp_path / "course" / "node_modules" / "pyodide"
     dist.mkdir(parents=True)
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):

@@ -10,7 +10,7 @@ import pytest
 
 from coursegen import author_code
 from coursegen.author_code import AuthorCodeStopped, Limits, call
-from coursegen.incremental import BuildCache
+from coursegen.cache import BuildCache
 from coursegen.pipeline import build_site
 from helpers import run_cli
 

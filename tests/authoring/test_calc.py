@@ -6,8 +6,8 @@ import math
 import pytest
 
 from helpers import REPO
-from coursegen.calc import compute, format_number, kernel_names, read_number, spec_from_stated
-from coursegen.calc_eval import CalcError
+from coursegen.features.calc.extension import compute, format_number, kernel_names, read_number, spec_from_stated
+from coursegen.features.calc.evaluate import CalcError
 from coursegen.errors import ContentError
 from coursegen.pipeline import build_site
 

@@ -9,13 +9,13 @@ import pytest
 
 from helpers import FIXTURES, run_cli
 from coursegen.errors import ContentError
-from coursegen.incremental import BuildCache
+from coursegen.cache import BuildCache
 from coursegen.pipeline import build_site
 
 EXTENSION = '''"""A course extension: a {kbd} role, per-build data, a check, a file and a CSP source."""
 from markupsafe import escape
 
-from coursegen.roles import register_role
+from coursegen.stages.roles import register_role
 
 
 def install(md):
@@ -188,14 +188,14 @@ def test_sources_allowed_in_course_yaml_silence_the_warnings(course, capsys):
     ("data:image/png;base64,AAAA", ["'self'", "data:"], True),
 ])
 def test_source_matching(url, sources, allowed):
-    from coursegen.csp import allowed_by
+    from coursegen.features.csp import allowed_by
     assert allowed_by(url, sources) is allowed
 
 
 def test_a_role_of_an_extension_that_raises_while_a_page_is_parsed_is_a_problem_at_that_page(course, capsys):
     (course / "extensions").mkdir()
     (course / "extensions" / "shout.py").write_text(
-        "from coursegen.roles import register_role\n\n\ndef install(md):\n"
+        "from coursegen.stages.roles import register_role\n\n\ndef install(md):\n"
         "    register_role(md, 'shout', lambda token, env, line: token.content.upper() + 1)\n")
     configure(course, "extensions: [extensions/shout.py]\n")
     put(course, "Say {shout}`hello`.")

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from coursegen.errors import ContentError
-from coursegen.incremental import BuildCache
+from coursegen.cache import BuildCache
 from coursegen.pipeline import build_site
 
 
@@ -134,14 +134,14 @@ def test_asset_urls_are_filled_in_after_rendering(mini_course):
 
 
 def test_a_cached_render_equals_rendering_without_the_cache(sample_course):
-    from coursegen.assets import Assets
-    from coursegen.config import load_config
+    from coursegen.stages.assets import Assets
+    from coursegen.stages.config import load_config
     from coursegen.errors import Problems
-    from coursegen.link import link_course
-    from coursegen.markdown import ParseContext
+    from coursegen.stages.link import link_course
+    from coursegen.stages.parse import ParseContext
     from coursegen.pipeline import EXTENSIONS, prepare_extensions
-    from coursegen.render import RenderOptions, render_site
-    from coursegen.sources import load_sources
+    from coursegen.stages.render import RenderOptions, render_site
+    from coursegen.stages.load import load_sources
     root, problems, cache = sample_course, Problems(), BuildCache()
     config, sources = load_config(root, problems), load_sources(root, problems)
     ctx = ParseContext(root, {s.path: s.slug for s in sources}, prepare_extensions(root, config, problems))
@@ -269,14 +269,14 @@ def test_watched_rebuilds_equal_full_builds_over_random_edits(mini_course, seed)
 
 
 def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monkeypatch):
-    import coursegen.incremental
+    import coursegen.cache
     cache = BuildCache(parallel=False)
     build_site(mini_course, cache=cache)
     cache.trust_watcher()
     build_site(mini_course, cache=cache)  # the look at everything after the watches are in place
     read, looked = [], []
-    real_read, real_stat, real_scandir = coursegen.incremental.read_text, os.stat, os.scandir
-    monkeypatch.setattr(coursegen.incremental, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest))
+    real_read, real_stat, real_scandir = coursegen.cache.read_text, os.stat, os.scandir
+    monkeypatch.setattr(coursegen.cache, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest))
     def stat(path, *args, **kwargs):
         looked.append(str(path))
         return real_stat(path, *args, **kwargs)

@@ -7,7 +7,7 @@ import pytest
 
 from helpers import run_cli
 from coursegen.pipeline import build_site
-from coursegen.scaffold import slugify
+from coursegen.authoring.scaffold import slugify
 
 
 def added_and_removed(before: str, after: str) -> tuple[list[str], list[str]]:

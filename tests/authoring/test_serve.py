@@ -13,9 +13,9 @@ import urllib.request
 import pytest
 
 from helpers import REPO
-from coursegen.livereload import EVENTS_PATH, SCRIPT_PATH
+from coursegen.serve.livereload import EVENTS_PATH, SCRIPT_PATH
 from coursegen.pipeline import BuildOptions, build_site
-from coursegen.serve import LiveServer
+from coursegen.serve.server import LiveServer
 
 
 class EventReader:
@@ -212,7 +212,7 @@ def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_cour
 
     def crash(*args, **kwargs):
         raise RuntimeError("a bug in the engine")
-    monkeypatch.setattr("coursegen.incremental.BuildCache.link", crash)
+    monkeypatch.setattr("coursegen.cache.BuildCache.link", crash)
     lesson = next((mini_course / "lessons").glob("*.md"))
     lesson.write_text(lesson.read_text() + "\nMore.\n")
     crashed = events.next_after(first["serial"])

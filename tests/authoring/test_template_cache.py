@@ -6,8 +6,8 @@ import pytest
 from jinja2.bccache import bc_magic
 
 from helpers import run_cli
-from coursegen.incremental import CACHE_FOLDER
-from coursegen.render import CompiledTemplates
+from coursegen.cache import CACHE_FOLDER
+from coursegen.stages.render import CompiledTemplates
 
 
 def site_bytes(root) -> dict[str, bytes]:

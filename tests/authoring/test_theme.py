@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from helpers import FIXTURES, REPO, run_cli
-from coursegen import theme
+from coursegen.theme import files as theme
 from coursegen.errors import ContentError
-from coursegen.incremental import BuildCache
+from coursegen.cache import BuildCache
 from coursegen.pipeline import build_site
 
 

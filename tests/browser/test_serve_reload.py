@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from coursegen.livereload import EVENTS_PATH
+from coursegen.serve.livereload import EVENTS_PATH
 from coursegen.pipeline import BuildOptions
-from coursegen.serve import LiveServer
+from coursegen.serve.server import LiveServer
 
 pytestmark = pytest.mark.browser
 

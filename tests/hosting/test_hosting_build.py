@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from coursegen import csp, offline
+from coursegen.features import csp
+from coursegen.features.hosting import offline
 from coursegen.pipeline import BuildOptions, build_site
 from helpers import run_cli
 
@@ -47,15 +48,16 @@ def test_every_inline_script_is_allowed_by_its_exact_hash_and_nothing_else_inlin
 
 
 def test_the_policy_allows_webassembly_workers_and_the_pinned_cdn_only_when_pyodide_comes_from_it(mini_course):
-    from coursegen.config import load_config
+    from coursegen.stages.config import load_config
     from coursegen.errors import Problems
     config = load_config(mini_course, Problems())
-    online = csp.directives(config, mini_course / "templates")
+    from coursegen.pipeline import EXTENSIONS, csp_sources
+    online = csp.directives(config, mini_course / "templates", csp_sources(config, EXTENSIONS))
     pinned = f"https://cdn.jsdelivr.net/pyodide/v{config.pyodide.version}/full/"
-    assert csp.pyodide_cdn(config) == pinned
     assert online["script-src"][-2:] == ["'wasm-unsafe-eval'", pinned]
     assert pinned in online["connect-src"] and "'self'" in online["worker-src"]
-    local = csp.directives(offline.self_hosted(config), mini_course / "templates")
+    hosted = offline.self_hosted(config)
+    local = csp.directives(hosted, mini_course / "templates", csp_sources(hosted, EXTENSIONS))
     assert not any("https:" in source for sources in local.values() for source in sources
                    if not source.startswith("https://example.org"))
 
@@ -116,7 +118,7 @@ def test_the_service_worker_version_changes_with_a_lesson_and_only_then(mini_cou
 
 def test_large_files_are_kept_on_first_use_rather_than_precached(mini_course):
     from coursegen.model import Course
-    from coursegen.config import load_config
+    from coursegen.stages.config import load_config
     from coursegen.errors import Problems
     course = Course(config=load_config(mini_course, Problems()))
     files = {"pyodide/pyodide.asm.wasm": b"x" * (offline.PRECACHE_LIMIT + 1), "assets/a.1234567890.js": b"y"}

@@ -5,9 +5,9 @@ import gzip
 import json
 from types import SimpleNamespace
 
-from coursegen.markdown import ID_ATTR
+from coursegen.stages.parse import ID_ATTR
 from coursegen.pipeline import build_site
-from coursegen.search import BUNDLE, ENTRY, indexed_page
+from coursegen.features.search.extension import BUNDLE, ENTRY, indexed_page
 
 QUESTION = """
 :::: recall {lessons: [1]}

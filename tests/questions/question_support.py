@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coursegen import blocks, questions
+from coursegen.features import callouts as blocks
+from coursegen.features.questions import extension as questions
 from coursegen.errors import Problems
-from coursegen.markdown import ParseContext, make_markdown
+from coursegen.stages.parse import ParseContext, make_markdown
 from coursegen.model import Source
 
 MD = make_markdown((blocks, questions))

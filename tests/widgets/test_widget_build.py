@@ -12,7 +12,7 @@ import pytest
 
 from coursegen.errors import ContentError
 from coursegen.pipeline import BuildOptions, build_site
-from coursegen.widget_site import sri
+from coursegen.features.widgets.site import sri
 from helpers import REPO
 from kernels import kda, overflow
 from widget_pages import figure_states, runtime_settings
@@ -262,7 +262,7 @@ def test_a_distribution_in_an_older_layout_names_the_files_the_worker_needs(widg
 
 
 def test_the_pinned_integrity_table_matches_the_npm_copy_of_that_version():
-    from coursegen.widget_site import KNOWN_INTEGRITY
+    from coursegen.features.widgets.site import KNOWN_INTEGRITY
     package = REPO / "node_modules" / "pyodide"
     version = json.loads((package / "package.json").read_text())["version"]
     assert KNOWN_INTEGRITY[version] == sri((package / "pyodide.mjs").read_bytes())

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from coursegen.errors import Problems
-from coursegen.widget_spec import load_widgets
+from coursegen.features.widgets.spec import load_widgets
 from helpers import REPO
 
 WIDGETS = load_widgets(REPO, Problems())

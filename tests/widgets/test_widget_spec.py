@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from coursegen.errors import Problems
-from coursegen.widget_spec import Param, check_value, load_widget, parse_value
+from coursegen.features.widgets.spec import Param, check_value, load_widget, parse_value
 
 SPEC = "widgets/overflow-slider/spec.yaml"
 CASES = [

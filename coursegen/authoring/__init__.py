@@ -1,0 +1,1 @@
+"""Commands that write sources for the author: `init` and `new`."""

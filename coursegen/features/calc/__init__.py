@@ -1,0 +1,1 @@
+"""`{calc}`: numbers computed by the course's own Python at build time."""

@@ -1,0 +1,1 @@
+"""Hosting files: robots.txt, and the offline copy (service worker, self-hosted Pyodide)."""

@@ -1,0 +1,98 @@
+"""Offline reading: a service worker at the site root that keeps every page and asset after one visit.
+
+A service worker controls only the pages at or below its own URL, so it is written as `sw.js` at the
+root under that fixed, unhashed name; its VERSION is a hash of everything it precaches, so a new build
+replaces the old cache and an unchanged one keeps it. Pages are fetched network-first (a learner
+online always gets the newest), everything else cache-first. Files larger than PRECACHE_LIMIT, and
+live Python's files (Pyodide, the kernels wheel), are not fetched up front but kept once used.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+from coursegen.theme import files as theme
+from coursegen.stages.assets import load_theme_assets
+from coursegen.stages.parse import page_digest
+from coursegen.model import replaced_units
+
+SW_NAME = "sw.js"
+SW_SOURCE = "assets/sw.js"  # in the theme, or the course's templates/
+PRECACHE_LIMIT = 1 << 20
+LIVE_PYTHON = ("pyodide/", "py/")  # Pyodide and the kernels wheel: fetched only when a learner asks for them
+
+
+def self_hosted(config):
+    """Return `config` with Pyodide served from the site itself (`build --offline`)."""
+    return dataclasses.replace(config, pyodide=dataclasses.replace(config.pyodide, source="local"))
+
+
+def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
+    """Return the site paths to fetch at install: the pages, then every small asset and media file."""
+    pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
+    media = sorted({site for unit in course.written for site, _ in unit.page.assets})
+    return pages + media + list(_precached_files(tuple(site_files), tuple(map(len, site_files.values()))))
+
+
+@functools.lru_cache(maxsize=4)  # serve: the same files (a search index of thousands) build after build
+def _precached_files(paths: tuple[str, ...], sizes: tuple[int, ...]) -> tuple[str, ...]:
+    """Return, sorted, the site files (given by path and size) that are fetched at install."""
+    return tuple(sorted(path for path, size in zip(paths, sizes)
+                        if size <= PRECACHE_LIMIT and not _is_worker_copy(path) and not path.startswith(LIVE_PYTHON)))
+
+
+def _is_worker_copy(path: str) -> bool:
+    # templates/assets/sw.js is also copied as a hashed asset; that copy is never used.
+    return path.startswith("assets/sw.") and path.endswith(".js")
+
+
+def build_version(course, root: Path, precache: list[str]) -> str:
+    """Return a short hash of what the pages are made of: sources, media, templates, config, asset names.
+
+    Each page body counts by its digest, found while parsing: a rebuild does not hash every page again."""
+    digest = hashlib.sha256("\n".join(precache).encode())
+    digest.update(page_digests(course.written).encode())
+    for file in theme.files_in_use(root):
+        digest.update(file.read_bytes())
+    for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):
+        digest.update((root / source).read_bytes())
+    config = root / "course.yaml"
+    if config.is_file():
+        digest.update(config.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+_DIGESTS: dict = {"units": (), "digests": []}  # the last build's written units and their page digests
+
+
+def page_digests(written: tuple) -> str:
+    """Return the page digests of `written`, joined; in `serve` only those of replaced units are looked up."""
+    changed = replaced_units(_DIGESTS["units"], written)
+    digests = [page_digest(unit.page) for unit in written] if changed is None else list(_DIGESTS["digests"])
+    for position in changed or ():
+        digests[position] = page_digest(written[position].page)
+    _DIGESTS.update(units=written, digests=digests)
+    return "".join(digests)
+
+
+def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
+    """Return sw.js with its VERSION and PRECACHE filled in."""
+    precache = precache_list(course, site_files)
+    source = theme.find(root, SW_SOURCE).read_text(encoding="utf-8")
+    return (source.replace("__VERSION__", build_version(course, root, precache))
+                  .replace("__PRECACHE__", _json_list(tuple(precache))).encode())
+
+
+@functools.lru_cache(maxsize=2)  # serve: an edit that changes no file name keeps the list
+def _json_list(paths: tuple[str, ...]) -> str:
+    return json.dumps(list(paths), indent=2)
+
+
+def add_files(course, root, assets, problems) -> None:
+    """Write sw.js at the site root; templates reach it as asset('sw.js')."""
+    site_files = {**load_theme_assets(root).files, **assets.files}
+    assets.files[SW_NAME] = service_worker(course, root, site_files)
+    assets.urls[SW_NAME] = SW_NAME

@@ -1,0 +1,1 @@
+"""Questions and exercises: the same blocks in lessons and reviews."""

@@ -1,0 +1,300 @@
+"""`:::: exercise` questions: the learner writes Python, the page checks it against baked cases.
+
+The block holds a prompt, a ```` ```python starter ```` fence, a ```` ```python solution ```` fence (the
+reference), a ```` ```yaml checks ```` fence and optional `::: hint` parts. At build time the starter
+and the reference must be valid Python, and the reference runs in the author-code worker (time-limited)
+on every case: its results become the expected values baked into the page, and then it must pass the
+checks exactly as the page will check the learner (coursegen/exercise_harness.py, which the page runs
+in Pyodide). The reference reaches the page only inside the answer's `<details>`.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import math
+import random
+from pathlib import Path
+
+from markdown_it.token import Token
+
+from coursegen.features.questions import harness as exercise_harness
+from coursegen.author_code import AuthorCodeStopped
+from coursegen.features.calc.extension import LIMIT_HINT, kernel_names
+from coursegen.features.calc.evaluate import CalcError
+from coursegen.errors import did_you_mean
+from coursegen.stages.parse import split_info
+from coursegen.yamlio import YamlError, load_yaml
+
+ROLES = ("starter", "solution", "checks")
+CHECK_KEYS = {"function": str, "tolerance": (int, float), "cases": list}
+CASE_KEYS = {"name": str, "args": list, "expected": object, "assert": str, "generate": str, "seed": int,
+             "count": int}
+DEFAULT_TOLERANCE = 1e-9
+MIN_TOLERANCE = 1e-10  # baked floats keep 12 significant digits: a tighter tolerance could fail on them
+FIGURES = 12
+MAX_GENERATED = 50
+HARNESS = Path(exercise_harness.__file__).read_text(encoding="utf-8")
+
+
+def fence_role(token) -> str:
+    """Return 'starter', 'solution' or 'checks' for an exercise's fence, or ''."""
+    name, rest = split_info(token.info)
+    role = rest.split()[0] if rest.split() else ""
+    return role if name in ("python", "yaml") and role in ROLES else ""
+
+
+def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | None:
+    """Check one exercise's fences and bake its cases; return what the page needs, or None after reporting."""
+    level = tokens[start].level + 1
+    fences: dict[str, list] = {role: [] for role in ROLES}
+    for token in tokens[start + 1:end]:
+        if token.type == "fence" and token.level == level and fence_role(token):
+            fences[fence_role(token)].append(token)
+    usable = True
+    packaged = tokens[start].meta.get("solution", "")  # `solution: module.function` in the course's package
+    if packaged and fences["solution"]:
+        report("':::: exercise' has a 'solution' attribute and a '```python solution' block; keep one")
+        return None
+    for role, found in fences.items():
+        info = "yaml checks" if role == "checks" else f"python {role}"
+        if packaged and role == "solution":
+            continue
+        if len(found) != 1:
+            report(f"':::: exercise' needs one '```{info}' block, found {len(found)}",
+                   "an exercise holds a starter, a reference solution and its checks")
+            usable = False
+    if not usable:
+        return None
+    starter, checks_fence = fences["starter"][0], fences["checks"][0]
+    solution = None if packaged else fences["solution"][0]
+    for role, token in (("starter", starter), ("reference solution", solution)):
+        problem = token is not None and _syntax_problem(token.content)
+        if problem:
+            line, message = problem
+            _report_at(env, token, line, f"the exercise's {role} is not valid Python: {message}")
+            usable = False
+    checks = _checks(checks_fence, env)
+    if not usable or checks is None:
+        return None
+    code = env["ctx"].extra["calc"]
+    try:
+        if packaged:
+            source, cases = code.call(bake_from_package, packaged, checks["function"], checks["cases"],
+                                      checks["tolerance"])
+            solution = Token("fence", "code", 0)
+            solution.content, solution.block, solution.level = source, True, level
+            tokens.insert(tokens.index(checks_fence) + 1, solution)
+        else:
+            cases = code.call(bake_cases, solution.content, checks["function"], checks["cases"], checks["tolerance"])
+    except AuthorCodeStopped as stopped:
+        report(f"the exercise's reference solution {stopped.located()}", LIMIT_HINT)
+        return None
+    except CalcError as err:
+        report(err.message, err.hint)
+        return None
+    for token in (starter, solution):
+        token.info = "python"  # rendered as plain Python code
+    return {"function": checks["function"], "tolerance": checks["tolerance"], "cases": cases,
+            "starter": starter, "solution": solution, "checks": checks_fence}
+
+
+def _syntax_problem(code: str) -> tuple[int, str] | None:
+    try:
+        ast.parse(code)
+    except SyntaxError as err:
+        return err.lineno or 1, err.msg
+    return None
+
+
+def _report_at(env: dict, fence, line_in_code: int, message: str, hint: str = "") -> None:
+    """Report at a line of a fence's content (the fence's own line is map[0] + 1)."""
+    env["problems"].error(env["path"], fence.map[0] + 1 + line_in_code, message, hint)
+
+
+def _checks(fence, env: dict) -> dict | None:
+    """Return the checked `yaml checks` block: function, tolerance, cases (as written), or None."""
+    first = fence.map[0] + 2
+    path, problems = env["path"], env["problems"]
+    try:
+        data = load_yaml(fence.content, first_line=first)
+    except YamlError as err:
+        problems.error(path, err.line, err.message)
+        return None
+    if not isinstance(data, dict):
+        problems.error(path, first, "the exercise's checks must be a mapping with 'function' and 'cases'")
+        return None
+    good = True
+    for key, value in data.items():
+        if key not in CHECK_KEYS:
+            near = did_you_mean(key, CHECK_KEYS)
+            problems.error(path, data.line_of(key), f"unknown key '{key}' in the exercise's checks",
+                           (near + " " if near else "") + "known keys are: " + ", ".join(CHECK_KEYS))
+            good = False
+        elif not isinstance(value, CHECK_KEYS[key]) or isinstance(value, bool):
+            hint = "YAML reads 1e-9 as text: write 1.0e-9" if key == "tolerance" else ""
+            problems.error(path, data.line_of(key), f"'{key}' in the exercise's checks has the wrong type: {value!r}",
+                           hint)
+            good = False
+    for key in ("function", "cases"):
+        if key not in data:
+            problems.error(path, first, f"the exercise's checks name no '{key}'",
+                           "e.g. function: largest_tile and cases: [{name: …, args: […]}]")
+            good = False
+    if not good:
+        return None
+    tolerance = data.get("tolerance", DEFAULT_TOLERANCE)
+    if not (MIN_TOLERANCE <= tolerance <= 1) or not math.isfinite(tolerance):
+        problems.error(path, data.line_of("tolerance"), f"'tolerance' must be from {MIN_TOLERANCE:g} to 1, "
+                       f"found {tolerance!r}", "expected floats keep 12 significant digits on the page")
+        return None
+    if not data["function"].isidentifier():
+        problems.error(path, data.line_of("function"), f"'function' must be a Python name, found {data['function']!r}")
+        return None
+    cases = [_case(case, data.line_of("cases"), env) for case in data["cases"]]
+    if not data["cases"]:
+        problems.error(path, data.line_of("cases"), "the exercise has no check cases", "list at least one")
+    if not data["cases"] or None in cases:
+        return None
+    return {"function": data["function"], "tolerance": float(tolerance), "cases": cases}
+
+
+def _case(case, fallback_line: int, env: dict) -> dict | None:
+    """Return one case as written (checked), or None after reporting."""
+    path, problems = env["path"], env["problems"]
+    line = case.line if hasattr(case, "line") else fallback_line
+    if not isinstance(case, dict):
+        problems.error(path, line, f"a check case must be a mapping such as {{name: …, args: […]}}, found {case!r}")
+        return None
+    for key, value in case.items():
+        if key not in CASE_KEYS:
+            near = did_you_mean(key, CASE_KEYS)
+            problems.error(path, line, f"unknown key '{key}' in a check case",
+                           (near + " " if near else "") + "known keys are: " + ", ".join(CASE_KEYS))
+            return None
+        if not isinstance(value, CASE_KEYS[key]) or (CASE_KEYS[key] is int and isinstance(value, bool)):
+            problems.error(path, line, f"'{key}' in a check case has the wrong type: {value!r}")
+            return None
+    if not case.get("name", "").strip():
+        problems.error(path, line, "a check case has no 'name'", "name it for the learner, e.g. name: a floor of -5")
+        return None
+    if ("args" in case) == ("generate" in case):
+        problems.error(path, line, f"check '{case['name']}' needs either 'args' (literal inputs) or 'generate' "
+                       "(a Python expression over `rng`, giving the argument list)")
+        return None
+    if "generate" in case and ("seed" not in case or not 1 <= case.get("count", 1) <= MAX_GENERATED):
+        problems.error(path, line, f"check '{case['name']}' generates inputs: it needs a 'seed' and a 'count' "
+                       f"from 1 to {MAX_GENERATED}")
+        return None
+    if "expected" in case and "assert" in case:
+        problems.error(path, line, f"check '{case['name']}' has both 'expected' and 'assert'; keep one")
+        return None
+    return {key: value for key, value in case.items()}
+
+
+# ---- in the author-code worker ------------------------------------------------------------
+
+def bake_cases(root: Path, package: str, solution: str, function: str, cases: list, tolerance: float,
+               build: str) -> list[dict]:
+    """Return the concrete cases (generated inputs, expected values from the reference), or raise CalcError
+    when the reference raises or does not pass its own checks as the page would check it."""
+    names = kernel_names(root, package)  # the reference sees the course's modules by short name, as {calc} does
+    namespace = {"__name__": "__exercise__", **names}
+    try:
+        exec(compile(solution, exercise_harness.FILE, "exec"), namespace)
+    except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
+        raise CalcError(f"the exercise's reference solution raised {exercise_harness.located(err)}") from None
+    target = namespace.get(function)
+    if not callable(target):
+        raise CalcError(f"the exercise's reference solution defines no function {function}()",
+                        "name the function the checks call in 'function'")
+    return _bake(target, solution, function, cases, tolerance, names)
+
+
+def bake_from_package(root: Path, package: str, dotted: str, function: str, cases: list, tolerance: float,
+                      build: str) -> tuple[str, list[dict]]:
+    """Return (the source shown as the reference, the baked cases) for a reference that is a function of the
+    course's package, `module.function`; raise CalcError when there is no such function."""
+    names = kernel_names(root, package)
+    module, _, name = dotted.partition(".")
+    target = getattr(names.get(module), name, None) if module in names and module != "math" else None
+    if not callable(target):
+        modules = ", ".join(sorted(n for n in names if n != "math")) or f"none: the course has no {package}/ package"
+        raise CalcError(f"the exercise's solution '{dotted}' names no function of the course's {package} package",
+                        f"write module.function; its modules: {modules}")
+    try:
+        source = inspect.getsource(target)
+    except (OSError, TypeError):
+        raise CalcError(f"the source of '{dotted}' cannot be read for the page") from None
+    return source, _bake(target, "", function, cases, tolerance, {**names, function: target})
+
+
+def _bake(target, solution: str, function: str, cases: list, tolerance: float, names: dict) -> list[dict]:
+    """Return the concrete cases with the reference's results as expected values, checked as the page checks."""
+    baked = []
+    for case in _concrete(cases):
+        entry = {"name": case["name"], "args": case["args"]}
+        if "assert" in case:
+            entry["assert"] = case["assert"]
+        else:
+            try:
+                value = exercise_harness.plain(target(*json.loads(json.dumps(case["args"]))))
+            except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
+                raise CalcError(f"the exercise's reference solution fails check '{case['name']}': "
+                                f"{exercise_harness.located(err)}") from None
+            entry["expected"] = rounded(case["expected"] if "expected" in case else value, case["name"])
+        baked.append(entry)
+    report = exercise_harness.run(solution, function, baked, tolerance, names=names)
+    for result in report.get("results", []):
+        if not result["passed"]:
+            detail = result.get("error") or f"expected {result['expected']!r}, got {result['actual']!r}"
+            raise CalcError(f"the exercise's reference solution fails check '{result['name']}': {detail}",
+                            "correct the reference solution or the check")
+    return baked
+
+
+def _concrete(cases: list) -> list[dict]:
+    """Return the cases with generated inputs made: `generate` evaluated `count` times, over seeded `rng`s."""
+    out = []
+    for case in cases:
+        if "generate" not in case:
+            out.append({**case, "args": rounded(case["args"], case["name"])})
+            continue
+        for number in range(case.get("count", 1)):
+            rng = random.Random(case["seed"] * 1000 + number)
+            try:
+                args = eval(case["generate"], {"rng": rng, "math": math})  # noqa: S307 - the author's own code
+            except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
+                raise CalcError(f"check '{case['name']}' cannot generate its inputs: "
+                                f"{type(err).__name__}: {err}") from None
+            if not isinstance(args, (list, tuple)):
+                raise CalcError(f"check '{case['name']}': 'generate' must give the list of arguments, "
+                                f"not {type(args).__name__}")
+            name = f"{case['name']} #{number + 1}" if case.get("count", 1) > 1 else case["name"]
+            out.append({**{k: v for k, v in case.items() if k not in ("generate", "seed", "count")},
+                        "name": name, "args": rounded(list(args), case["name"])})
+    return out
+
+
+def rounded(value, name: str):
+    """Return JSON data with floats kept to 12 significant digits: no round-off differences on the page."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise CalcError(f"check '{name}' has a value that is not finite: {value}")
+        return float(f"{value:.{FIGURES}g}")
+    if isinstance(value, (list, tuple)):
+        return [rounded(item, name) for item in value]
+    if isinstance(value, dict):
+        return {str(key): rounded(item, name) for key, item in value.items()}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    raise CalcError(f"check '{name}' has a value that cannot be written into the page: {type(value).__name__}")
+
+
+def page_data(spec: dict, packages: list, runtime: dict) -> str:
+    """Return the JSON the page's exercise.js reads: cases and expected values, Pyodide, the harness."""
+    data = {"function": spec["function"], "tolerance": spec["tolerance"], "cases": spec["cases"],
+            "packages": packages, "harness": HARNESS,
+            "runtime": {key: runtime.get(key, "") for key in ("worker", "indexURL", "integrity")}}
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.replace("<", "\\u003c")  # no `</script>` can end the block early

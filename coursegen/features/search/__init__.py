@@ -1,0 +1,1 @@
+"""Site search: a Pagefind index of every published page."""

@@ -1,0 +1,1 @@
+"""Widgets: build-time results baked into the page, then live in Pyodide."""

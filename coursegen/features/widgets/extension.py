@@ -1,0 +1,262 @@
+"""Widgets: ```` ```widget overflow-slider g_min=-5 tile=16 ```` fences become live figures.
+
+A core rule splits each widget fence's info string (shlex), checks the name and parameters
+against `widgets/<name>/spec.yaml`, runs the widget's Python entry at build time for every
+state it bakes, and stores all of it in `token.meta`; the fence renderer turns that into a
+`<figure data-widget=…>` through `templates/partials/widget.html`, complete without JavaScript.
+Problems carry the fence's line; nothing raises mid-parse. See docs/widgets.md.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from coursegen.theme import files as theme
+from coursegen.stages.assets import hashed_name
+from coursegen.author_code import AuthorCodeStopped, Limits
+from coursegen.features.calc.extension import LIMIT_HINT, CalcError, CourseCode
+from coursegen.stages.config import CONFIG_NAME, config_line
+from coursegen.errors import Problems, choices_hint
+from coursegen.stages.parse import highlight_code, register_fence, split_info
+from coursegen.stages.render import template_problem
+from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
+from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site
+from coursegen.features.widgets.spec import Widget, fmt, load_widgets, parse_value
+
+FENCE = "widget"
+
+
+@dataclass
+class WidgetContext:
+    """Per-build widget data: the registry, the entry runner, the page runtime settings."""
+
+    root: Path
+    widgets: dict[str, Widget]
+    runner: EntryRunner
+    templates: jinja2.Environment
+    runtime: dict = field(default_factory=dict)  # what the page's runtime needs: worker, Pyodide, wheel
+    package: str = ""  # the course's Python package, "" when it has none
+    missing: dict = field(default_factory=dict)  # Pyodide packages a self-hosted copy lacks: name → why
+
+
+def install(md) -> None:
+    """Register the widget fence's checking core rule and its renderer."""
+    md.core.ruler.push("widgets", check_widget_fences)
+    register_fence(md, FENCE, render_widget)
+
+
+def prepare(root: Path, config, problems: Problems) -> WidgetContext:
+    """Load every widget spec and work out how the page reaches Pyodide and the course's package."""
+    widgets = load_widgets(root, problems)
+    site = None
+    if config is not None:
+        try:
+            site = pyodide_site(root, config.pyodide, pyodide_packages(widgets.values()))
+        except SiteError as err:
+            problems.error(CONFIG_NAME, config_line(root, "pyodide:"), err.message, err.hint)
+        if site and site.missing:
+            problems.warning(CONFIG_NAME, config_line(root, "pyodide:"),
+                             f"the Pyodide copy in '{config.pyodide.path}' cannot serve what the widgets need "
+                             "for live Python: " + "; ".join(f"{name}: {why}" for name, why in site.missing.items()),
+                             missing_hint(config.pyodide, site.missing))
+    package = course_package(root, config)
+    wheel = package_wheel(root, package) if package else ("", b"")
+    worker = theme.find(root, "assets/pyodide-worker.js")
+    runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker else "",
+               "indexURL": site.index_url if site else "", "integrity": site.integrity if site else "",
+               "wheel": wheel[0], "module": package}
+    loader = jinja2.FileSystemLoader([*map(str, theme.folders(root)), str(root / "widgets")])
+    templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+                                   trim_blocks=True, lstrip_blocks=True)
+    templates.filters["num"] = fmt
+    code = CourseCode(root, config.limits if config is not None else Limits(), package or "kernels")
+    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime, package,
+                         site.missing if site else {})
+
+
+def csp(config) -> dict[str, list[str]]:
+    """Return what live Python needs in the pages' policy: WebAssembly, and the pinned CDN folder
+    (not the whole host) when Pyodide comes from there."""
+    cdn = [CDN.format(version=config.pyodide.version)] if config.pyodide.source == "cdn" else []
+    return {"script-src": ["'wasm-unsafe-eval'", *cdn], "connect-src": cdn}
+
+
+def course_package(root: Path, config) -> str:
+    """Return the name of the course's own Python package, or "" when the course has none."""
+    name = config.python.package if config is not None else "kernels"
+    return name if (root / name / "__init__.py").is_file() else ""
+
+
+def pyodide_packages(widgets) -> list[str]:
+    """Return the Pyodide packages the given widgets declare, each once, sorted."""
+    return sorted({name for widget in widgets for name in widget.packages})
+
+
+def add_files(course, root: Path, assets, problems: Problems) -> None:
+    """Add each used widget's view and stylesheet, the course package's wheel and (self-hosted) Pyodide, which
+    exercises use too (with their own packages; the learner's code does not import the course package)."""
+    used = sorted({name for unit in course.written for name in unit.page.widgets}) if course else []
+    exercises = [q for unit in course.written for q in unit.page.questions if q.kind == "exercise"] if course else []
+    for name in used:
+        for file in ("view.js", "style.css"):
+            assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
+    if not used and not exercises:
+        return
+    package = course_package(root, course.config)
+    if package and used:
+        site_path, data = package_wheel(root, package)
+        assets.files[site_path] = data
+    specs = load_widgets(root, Problems())  # prepare reported their problems
+    packages = {*pyodide_packages(specs[name] for name in used if name in specs),
+                *(name for question in exercises for name in question.packages)}
+    try:
+        site = pyodide_site(root, course.config.pyodide, sorted(packages))
+    except SiteError:
+        return  # prepare reported it
+    for site_path, source in site.files.items():
+        assets.files[site_path] = source.read_bytes()
+
+
+# ---- parse: check fences and bake their results ---------------------------------------------
+
+def check_widget_fences(state) -> None:
+    """Validate every widget fence and store its parameters and baked states in `token.meta`."""
+    env = state.env
+    for token in state.tokens:
+        if token.type == "fence" and split_info(token.info)[0] == FENCE:
+            line = token.map[0] + 1 if token.map else 1
+            token.meta["widget"] = parse_fence(token, env["ctx"].extra["widgets"], env, line)
+
+
+def parse_fence(token, context: WidgetContext, env: dict, line: int) -> dict | None:
+    """Return {widget, params, states} for one fence, or None after recording its problems."""
+    problems, path = env["problems"], env["path"]
+    try:
+        words = shlex.split(split_info(token.info)[1])
+    except ValueError as err:
+        problems.error(path, line, f"cannot read the widget fence: {err}")
+        return None
+    if not words:
+        problems.error(path, line, "widget fence names no widget", choices_hint("", context.widgets, "widgets"))
+        return None
+    name, settings = words[0], words[1:]
+    widget = context.widgets.get(name)
+    if widget is None:
+        problems.error(path, line, f"unknown widget '{name}'", choices_hint(name, context.widgets, "widgets"))
+        return None
+    if token.content.strip():
+        problems.error(path, line, f"widget '{name}' takes no body",
+                       "write its parameters on the fence line, e.g. ```widget " + name + " name=value")
+    params = parse_params(widget, settings, problems, path, line)
+    if params is None:
+        return None
+    states = bake_states(widget, params, context, problems, path, line)
+    env["widgets"].append(name)
+    return {"widget": widget, "params": params, "states": states} if states else None
+
+
+def parse_params(widget: Widget, settings: list[str], problems, path: str, line: int) -> dict | None:
+    """Return the widget's parameters (defaults filled in) from `name=value` words, or None."""
+    params, ok = widget.defaults(), True
+    names = [p.name for p in widget.params]
+    seen = set()
+    for word in settings:
+        key, eq, text = word.partition("=")
+        param = widget.param(key)
+        if not eq:
+            problems.error(path, line, f"widget parameter '{word}' must be written as name=value",
+                           f"parameters of {widget.name} are: " + ", ".join(names))
+        elif param is None:
+            problems.error(path, line, f"unknown parameter '{key}' for widget '{widget.name}'",
+                           choices_hint(key, names, f"parameters of {widget.name}"))
+        elif key in seen:
+            problems.error(path, line, f"parameter '{key}' of widget '{widget.name}' is given twice")
+        else:
+            seen.add(key)
+            try:
+                params[key] = parse_value(param, text)
+                continue
+            except ValueError as err:
+                problems.error(path, line, f"parameter '{key}' of widget '{widget.name}' {err}, found {text!r}",
+                               f"{param.label}: {param.describe()}")
+        ok = False
+    return params if ok else None
+
+
+def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, path: str, line: int):
+    """Return [(params, baked result)] for every state the page carries, or None on failure."""
+    grid, states = widget.grid(params), []
+    try:
+        for state, result in context.runner.run_each(widget, grid):
+            states.append((state, baked(widget, result)))
+    except (EntryError, CalcError, AuthorCodeStopped) as err:
+        shown = " ".join(f"{k}={fmt(v)}" for k, v in grid[len(states)].items())
+        if isinstance(err, AuthorCodeStopped) and err.timed_out:
+            problems.error(path, line, f"widget '{widget.name}' {err.message} for {shown}"
+                                       + (f" (at {err.where})" if err.where else ""), LIMIT_HINT)
+        elif isinstance(err, AuthorCodeStopped):
+            problems.error(path, line, f"widget '{widget.name}' failed for {shown}: it {err.located()}")
+        else:
+            where = f" (widgets/{widget.name}/widget.py line {err.line})" if getattr(err, "line", 0) else ""
+            problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}")
+        return None
+    return states
+
+
+# ---- render --------------------------------------------------------------------------------
+
+def render_widget(token, env: dict) -> str:
+    """Return the widget's figure: controls, the build-time result, live-Python panel, its code."""
+    data = token.meta.get("widget")
+    if not data:
+        return '<p class="widget-error">This widget could not be built.</p>\n'
+    context: WidgetContext = env["ctx"].extra["widgets"]
+    widget = data["widget"]
+    ids = env.setdefault("widget_ids", {})
+    ids[widget.name] = ids.get(widget.name, 0) + 1
+    element_id = f"widget-{widget.name}" + (f"-{ids[widget.name]}" if ids[widget.name] > 1 else "")
+    first_on_page = not env.get("widget_runtime_done")
+    env["widget_runtime_done"] = True
+    try:
+        html = render_figure(context, data, element_id, first_on_page, env)
+    except Exception as err:  # noqa: BLE001 - a mistake in the widget's result.html (or the partial) is the author's
+        problem = template_problem(err, context.root, also=("widgets",))
+        if problem is None:
+            raise  # raised nowhere in the course's templates: a bug, with its traceback
+        env["problems"].error(problem.path, problem.line, problem.message)
+        return '<p class="widget-error">This widget could not be built.</p>\n'
+    return html if html.endswith("\n") else html + "\n"
+
+
+def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_page: bool, env: dict) -> str:
+    """Return the figure's HTML from templates/partials/widget.html and the widget's result.html
+    (the first figure on a page also carries the runtime: the Pyodide packages its widgets need)."""
+    widget, params = data["widget"], data["params"]
+    return context.templates.get_template("partials/widget.html").render(
+        widget=widget, params=params, id=element_id,
+        result=next(result for state, result in data["states"] if state == params),
+        params_json=json.dumps(params, separators=(",", ":")), spec_json=spec_json(widget),
+        states_json=Markup(states_json(compact_states(widget, data["states"]))),
+        view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
+        code=Markup(highlight_code(entry_source(widget), "python", None)),
+        package=context.package,
+        runtime_json=Markup(states_json(page_runtime(context, env["widgets"]))) if first_on_page else "")
+
+
+def page_runtime(context: WidgetContext, names) -> dict:
+    """Return the page's runtime settings: its widgets' Pyodide packages, and those this site lacks."""
+    packages = pyodide_packages(context.widgets[name] for name in names)
+    missing = {name: context.missing[name] for name in packages if name in context.missing}
+    return {**context.runtime, "packages": packages, **({"missing": missing} if missing else {})}
+
+
+def spec_json(widget: Widget) -> str:
+    """Return the parameters' types and ranges as JSON, for the view's controls."""
+    return json.dumps({p.name: {"type": p.type, "min": p.min, "max": p.max, "step": p.step,
+                                "choices": list(p.choices)} for p in widget.params},
+                      separators=(",", ":"))

@@ -1,0 +1,245 @@
+"""What live widgets need in the site: the course package's wheel, Pyodide (copied or from the CDN) and its SRI.
+
+The course's own Python package reaches the browser as a pure-Python wheel written with the `wheel` package's
+WheelFile: sorted entries, fixed timestamps, so two builds give the same bytes. Its file name
+stays a valid wheel name for `pyodide.loadPackage`; the content hash goes in the folder.
+"""
+from __future__ import annotations
+
+import base64
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wheel.wheelfile import WheelFile
+
+from coursegen.stages.assets import file_stamps
+
+PACKAGE_VERSION = "0.1.0"  # the course package's wheel: a fixed version, its content hash is in the folder
+CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
+LOCAL_DIR = "pyodide/"
+LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
+LOCK = "pyodide-lock.json"  # the distribution's list of packages: file names, sha256, dependencies
+RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", LOCK)
+ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
+
+
+@dataclass(frozen=True)
+class PyodideSite:
+    """Where the worker finds Pyodide: its base URL, the loader's SRI, the files to copy (local only),
+    and the widgets' Pyodide packages a local copy cannot serve (name → why), which live Python then skips."""
+
+    index_url: str
+    integrity: str
+    files: dict  # site path → source Path
+    missing: dict = field(default_factory=dict)
+
+
+class SiteError(Exception):
+    """A live-widget setting in course.yaml that cannot work, with a hint."""
+
+    def __init__(self, message: str, hint: str = ""):
+        super().__init__(message)
+        self.message, self.hint = message, hint
+
+
+def wheel_name(package: str) -> str:
+    """Return the file name of the course package's wheel (a valid name for `pyodide.loadPackage`)."""
+    return f"{package}-{PACKAGE_VERSION}-py3-none-any.whl"
+
+
+def package_wheel(root: Path, package: str = "kernels") -> tuple[str, bytes]:
+    """Return (site path, bytes) of the deterministic wheel holding the course's own package."""
+    files = sorted(p for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts)
+    return _wheel(root, package, file_stamps(files), os.environ.get("SOURCE_DATE_EPOCH"))
+
+
+@functools.lru_cache(maxsize=4)  # `serve` rebuilds: zipped again only when a package file changed
+def _wheel(root: Path, package: str, stamps: tuple, _epoch: str | None) -> tuple[str, bytes]:
+    files = [p for p, _, _ in stamps]
+    info = f"{package}-{PACKAGE_VERSION}.dist-info"
+    metadata = (f"Metadata-Version: 2.1\nName: {package}\nVersion: {PACKAGE_VERSION}\n"
+                "Summary: The course's own Python package\n")
+    wheel_meta = "Wheel-Version: 1.0\nGenerator: coursegen\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    entries = [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
+    entries = sorted(entries + [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())])
+    with tempfile.TemporaryDirectory() as folder, _zip_epoch():
+        path = Path(folder) / wheel_name(package)
+        with WheelFile(path, "w") as wheel:
+            for name, data in entries:
+                wheel.writestr(name, data)
+        data = path.read_bytes()
+    return f"py/{hashlib.sha256(data).hexdigest()[:12]}/{wheel_name(package)}", data
+
+
+@contextlib.contextmanager
+def _zip_epoch():
+    """Give WheelFile a fixed timestamp unless the caller set SOURCE_DATE_EPOCH."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        yield
+        return
+    os.environ["SOURCE_DATE_EPOCH"] = str(ZIP_EPOCH)
+    try:
+        yield
+    finally:
+        del os.environ["SOURCE_DATE_EPOCH"]
+
+
+def sri(data: bytes) -> str:
+    """Return the Subresource Integrity value (sha384) of some bytes."""
+    return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
+
+
+def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
+    """Return where Pyodide comes from for `settings` (course.yaml's pyodide), or raise SiteError.
+
+    A self-hosted copy must be the pinned version in a layout the worker supports; it holds the runtime
+    and `packages` (the widgets' Pyodide packages) with what they depend on, each checked against the
+    sha256 of the lock file. Packages it lacks are listed in `missing` (the build warns about them)."""
+    dist = root / settings.path
+    if settings.source == "local":
+        if not (dist / LOADER).is_file():
+            fetch = ("run 'npm ci' to fetch the pinned npm package" if (root / "package.json").is_file() else
+                     f"in the course folder run 'npm install pyodide@{settings.version}' (Node's npm; "
+                     "nothing is downloaded during the build)")
+            raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
+                            f"{fetch}, or set pyodide.path to a Pyodide distribution")
+        return local_site(dist, settings, packages)
+    return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
+
+
+def local_site(dist: Path, settings, packages) -> PyodideSite:
+    """Check a self-hosted distribution and return what to copy from it, and which packages it cannot serve."""
+    check_layout(dist, settings)
+    check_version(dist, settings)
+    lock = read_lock(dist, settings)
+    wanted, missing = package_files(lock, packages), {}
+    for name, file_name, sha256 in wanted:
+        if not _plain(file_name):
+            missing[name] = f"its lock entry names {file_name!r}, not a file of the distribution"
+        elif why := wheel_problem(dist / file_name, sha256):
+            missing[name] = f"{file_name} {why}"
+    for name in packages:
+        if name not in lock:
+            missing[name] = f"{LOCK} lists no package '{name}'"
+        blockers = [dep for dep, _, _ in package_files(lock, [name]) if dep in missing and dep != name]
+        if blockers and name not in missing:  # the widget needs it, so the page must know
+            missing[name] = f"needs {', '.join(blockers)}"
+    files = {LOCAL_DIR + name: dist / name for name in RUNTIME_FILES}
+    files.update({LOCAL_DIR + file_name: dist / file_name for name, file_name, _ in wanted if name not in missing})
+    return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files, missing)
+
+
+def read_lock(dist: Path, settings) -> dict:
+    """Return the packages of the distribution's lock file (name → entry with a file_name), or raise SiteError."""
+    try:
+        packages = json.loads((dist / LOCK).read_text(encoding="utf-8"))["packages"]
+        if all(isinstance(entry, dict) and isinstance(entry.get("file_name"), str)
+               and isinstance(entry.get("depends", []), list) for entry in packages.values()):
+            return packages
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    raise SiteError(f"'{settings.path}/{LOCK}' is not a Pyodide lock file (JSON with a file_name for every package)",
+                    f"point pyodide.path at an unmodified Pyodide {settings.version} distribution")
+
+
+def _plain(name: str) -> bool:
+    return "/" not in name and "\\" not in name and name not in ("", ".", "..")
+
+
+def check_layout(dist: Path, settings) -> None:
+    """Raise SiteError unless the distribution holds every runtime file the worker loads."""
+    absent = [name for name in RUNTIME_FILES if not (dist / name).is_file()]
+    if absent:
+        older = " (repodata.json and pyodide.asm.js belong to Pyodide before 0.23)" if (dist / "repodata.json").is_file() else ""
+        raise SiteError(f"the Pyodide distribution in '{settings.path}' lacks {', '.join(absent)}: "
+                        f"the widget worker loads Pyodide {settings.version}'s layout{older}",
+                        f"point pyodide.path at a Pyodide {settings.version} distribution (npm package "
+                        f"pyodide@{settings.version}, or the release's full tarball)")
+
+
+def distribution_version(dist: Path, expected: str) -> str:
+    """Return the version the distribution says it is: its package.json's, else its lock file's info, else
+    `expected` when the loader holds that version as a string (it does, minified), else ""."""
+    for name, keys in (("package.json", ("version",)), (LOCK, ("info", "version"))):
+        try:
+            value = json.loads((dist / name).read_text())
+            for key in keys:
+                value = value[key]
+            return str(value)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return expected if f'"{expected}"'.encode() in (dist / LOADER).read_bytes() else ""
+
+
+def check_version(dist: Path, settings) -> None:
+    """Raise SiteError unless the distribution is the release course.yaml pins."""
+    found = distribution_version(dist, settings.version)
+    if found != settings.version:
+        raise SiteError(f"the Pyodide distribution in '{settings.path}' is "
+                        f"{'version ' + found if found else 'of no stated version'}, "
+                        f"but pyodide.version is {settings.version}",
+                        f"set pyodide.version to {found}" if found else
+                        f"point pyodide.path at a Pyodide {settings.version} distribution")
+
+
+def wheel_problem(path: Path, sha256: str) -> str:
+    """Return what is wrong with one package file of the distribution ("" when it is there, intact)."""
+    if not path.is_file():
+        return "is not in the distribution"
+    if sha256 and _sha256(path, path.stat().st_size, path.stat().st_mtime_ns) != sha256:
+        return "does not match the sha256 of the lock file"
+    return ""
+
+
+@functools.lru_cache(maxsize=64)  # `serve` rebuilds: a wheel is hashed again only when it changed
+def _sha256(path: Path, _size: int, _mtime: int) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def package_files(lock: dict, names) -> list[tuple[str, str, str]]:
+    """Return (name, file name, sha256) of `names` and everything they depend on, per the lock's packages.
+
+    A full distribution holds hundreds of packages; the site needs only what the widgets import.
+    """
+    todo, seen = list(names), set()
+    while todo:
+        name = todo.pop()
+        if name in lock and name not in seen:
+            seen.add(name)
+            todo += lock[name].get("depends", [])
+    return [(name, lock[name]["file_name"], lock[name].get("sha256", "")) for name in sorted(seen)]
+
+
+def missing_hint(settings, missing: dict) -> str:
+    """Say where each missing package comes from."""
+    cdn = CDN.format(version=settings.version)
+    return (f"copy each wheel into '{settings.path}' from the full Pyodide {settings.version} distribution "
+            f"(the release tarball, or {cdn}<file name>), or set pyodide.path to a full distribution; "
+            "until then live Python says it is not available on this site")
+
+
+# SRI of pyodide.mjs for the versions we pin, taken from the npm package of the same version, so
+# a fresh clone builds for the CDN without `npm ci` (the npm file is the CDN file of that release).
+KNOWN_INTEGRITY = {"314.0.7": "sha384-Lp79fMwxa4n2BLtugpUAoQMlbxIdg8iCUiP1r3h7nJLkQjwlXT1JzZTeHVL+f4Dg"}
+
+
+def cdn_integrity(dist: Path, settings) -> str:
+    """Return pyodide.mjs's SRI: course.yaml's, else the npm copy's hash, else the pinned table's."""
+    if settings.integrity:
+        return settings.integrity
+    package = dist / "package.json"
+    if not package.is_file() and settings.version in KNOWN_INTEGRITY:
+        return KNOWN_INTEGRITY[settings.version]
+    version = json.loads(package.read_text()).get("version") if package.is_file() else None
+    if version != settings.version or not (dist / LOADER).is_file():
+        found = f"found version {version}" if version else "found none"
+        raise SiteError(f"cannot work out the SRI hash of Pyodide {settings.version}'s {LOADER} "
+                        f"({settings.path}: {found})",
+                        "set pyodide.integrity in course.yaml to the 'sha384-…' value of that file")
+    return sri((dist / LOADER).read_bytes())

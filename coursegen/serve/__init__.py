@@ -1,0 +1,1 @@
+"""The development server: rebuild on save, live reload."""

@@ -1,0 +1,1 @@
+"""The build's stages, in order: load (sources, config) → parse → link → render → write."""

@@ -1,0 +1,67 @@
+"""Static assets: content-hashed names so browsers may cache them forever."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import posixpath
+from pathlib import Path
+
+from coursegen.theme import files as theme
+
+
+def hashed_name(site_path: str, data: bytes) -> str:
+    """Return `dir/name.<hash8>.ext` for the given content."""
+    stem, ext = posixpath.splitext(site_path)
+    return f"{stem}.{hashlib.sha256(data).hexdigest()[:10]}{ext}"
+
+
+class Assets:
+    """Logical asset names ('style.css') mapped to hashed site paths and their bytes."""
+
+    def __init__(self):
+        self.urls: dict[str, str] = {}
+        self.files: dict[str, bytes] = {}
+
+    def add(self, name: str, data: bytes, folder: str = "assets") -> str:
+        """Store an asset and return its hashed site path."""
+        path = hashed_name(f"{folder}/{name}", data)
+        self.urls[name], self.files[path] = path, data
+        return path
+
+    def url(self, name: str) -> str:
+        """Return the hashed site path of a stored asset (KeyError names a missing one)."""
+        return self.urls[name]
+
+
+def load_theme_assets(root: Path) -> Assets:
+    """Return the stylesheet, scripts and Pygments colours: the theme's assets/, the course's
+    templates/assets/ replacing them file by file (a fresh copy)."""
+    named = theme.asset_files(root)
+    stamps = tuple((name, *stamp) for name, stamp in zip(named, file_stamps(named.values())))
+    loaded = _theme_assets(stamps)  # read and hashed again only when a file changed
+    copy = Assets()
+    copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
+    return copy
+
+
+def file_stamps(files) -> tuple:
+    """Return (file, modification time, size) per file: a cache key that changes when a file does."""
+    return tuple((file, stat.st_mtime_ns, stat.st_size) for file in files for stat in [file.stat()])
+
+
+@functools.lru_cache(maxsize=4)
+def _theme_assets(stamps: tuple) -> Assets:
+    assets = Assets()
+    for name, file, _, _ in stamps:
+        assets.add(name, file.read_bytes())
+    assets.add("pygments.css", pygments_css().encode())
+    return assets
+
+
+@functools.lru_cache(maxsize=1)
+def pygments_css() -> str:
+    """Return code-highlighting colours for the light theme and, scoped, the dark one."""
+    from pygments.formatters import HtmlFormatter  # on first use, like the highlighter (see markdown.py)
+    light = HtmlFormatter(style="default").get_style_defs(".highlight")
+    dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .highlight")
+    return f"{light}\n{dark}\n"

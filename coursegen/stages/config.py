@@ -1,0 +1,272 @@
+"""course.yaml: the one configuration file, validated into frozen dataclasses."""
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coursegen.author_code import Limits, parse_limits
+from coursegen.errors import Problems, did_you_mean
+from coursegen.paths import climbs_out
+from coursegen.yamlio import LineDict, YamlError, load_yaml
+
+CONFIG_NAME = "course.yaml"
+UNIT_KINDS = ("lesson", "review")
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# base_url reaches the Content-Security-Policy (where ';', ',' and spaces separate its parts) and
+# <base href>: only a host, an optional port and a path of plain URL characters get through.
+BASE_URL = re.compile(r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
+                      r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$")
+
+
+@dataclass(frozen=True)
+class UnitConfig:
+    """One entry of `units:`: a written unit (by slug) or an upcoming one (title only)."""
+
+    slug: str
+    line: int
+    part: str = ""
+    title: str = ""
+    kind: str = "lesson"
+    upcoming: bool = False
+    topics: tuple[str, ...] = ()  # short labels listed under the unit on the progress map
+
+
+@dataclass(frozen=True)
+class PyodideConfig:
+    """Where widgets load Pyodide from: the pinned CDN or a self-hosted copy."""
+
+    source: str = "cdn"  # "cdn" or "local"
+    version: str = "314.0.7"
+    path: str = "node_modules/pyodide"  # local distribution, relative to the course root
+    integrity: str = ""  # SRI hash of pyodide.mjs (the loader the widget worker imports); see docs/widgets.md
+
+
+@dataclass(frozen=True)
+class PythonConfig:
+    """The course's own Python package: a folder in the course root, imported by this name."""
+
+    package: str = "kernels"
+
+
+@dataclass(frozen=True)
+class CourseConfig:
+    """The validated contents of course.yaml."""
+
+    title: str
+    description: str = ""
+    base_url: str = ""
+    language: str = "en"
+    units: tuple[UnitConfig, ...] = ()
+    pyodide: PyodideConfig = field(default_factory=PyodideConfig)
+    theme: dict = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)  # what each call of the course's own Python may use
+    python: PythonConfig = field(default_factory=PythonConfig)
+    extensions: tuple[str, ...] = ()  # the course's own extensions: module names or .py files in the course
+    callouts: tuple[tuple[str, str], ...] = ()  # extra `::: name` callouts: (name, default title)
+    csp: tuple[tuple[str, tuple[str, ...]], ...] = ()  # extra allowed sources: (directive, sources)
+
+
+TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
+            "units": list, "pyodide": dict, "theme": dict, "python": dict,
+            "extensions": list, "callouts": (list, dict), "csp": dict, "limits": dict}
+CSP_DIRECTIVES = ("default-src", "script-src", "style-src", "img-src", "font-src", "connect-src", "media-src",
+                  "frame-src", "worker-src", "manifest-src")
+CSP_SOURCE = re.compile(r"^(?:https?://[A-Za-z0-9.*-]+(?::\d+)?(?:/[^\s;,']*)?|https?:|data:|blob:|'self')$")
+PYTHON_KEYS = {"package": str}
+UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
+PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
+THEME_KEYS = {"accent": str, "accent_dark": str, "extra_css": list, "extra_js": list, "logo": str, "favicon": str}
+HEX_COLOUR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
+
+
+def check_mapping(data, schema: dict, path: str, problems: Problems, what: str) -> dict:
+    """Report unknown keys and wrongly typed values; return the keys that passed."""
+    if not isinstance(data, dict):
+        problems.error(path, getattr(data, "line", 1), f"{what} must be a mapping of keys to values")
+        return {}
+    good = {}
+    for key, value in data.items():
+        line = data.line_of(key) if isinstance(data, LineDict) else 1
+        if key not in schema:
+            near = did_you_mean(key, schema)
+            problems.error(path, line, f"unknown key '{key}' in {what}",
+                           (near + " " if near else "") + "allowed keys: " + ", ".join(schema))
+        elif not isinstance(value, schema[key]) or (schema[key] is int and isinstance(value, bool)):
+            kinds = schema[key] if isinstance(schema[key], tuple) else (schema[key],)
+            problems.error(path, line, f"'{key}' in {what} must be a {' or '.join(k.__name__ for k in kinds)}, "
+                                       f"found {type(value).__name__} {value!r}")
+        else:
+            good[key] = value
+    return good
+
+
+def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
+                 require_units: bool = True) -> CourseConfig | None:
+    """Return the validated configuration, or None when it is too broken to use.
+
+    `require_units=False` accepts a course with no units yet (for `new`, which adds the first)."""
+    try:
+        data = load_yaml(text)
+    except YamlError as err:
+        problems.error(path, err.line, err.message)
+        return None
+    if isinstance(data, dict) and "units" in data and data["units"] is None:
+        data["units"] = []  # `units:` with nothing under it yet: a course with no units
+    top = check_mapping(data if data is not None else LineDict(), TOP_KEYS, path, problems, CONFIG_NAME)
+    if "title" not in top:
+        problems.error(path, 1, "course.yaml has no 'title'", "add a line such as: title: My course")
+    entries = data.get("units", []) if isinstance(data, dict) else []
+    units = tuple(_parse_units(entries, path, problems))
+    if not units and require_units and isinstance(entries, list):  # units that are no list: check_mapping said so at their line
+        problems.error(path, 1, "course.yaml lists no units", "add a 'units:' list of lesson and review slugs")
+    base_url = top.get("base_url", "")
+    if base_url and not re.match(r"^https?://", base_url):
+        problems.error(path, data.line_of("base_url"), f"base_url must start with http:// or https://, found {base_url!r}")
+    elif base_url and not BASE_URL.match(base_url):
+        problems.error(path, data.line_of("base_url"), f"base_url {base_url!r} is not a plain http(s) address",
+                       "write a host and an optional path, such as https://example.org/course/; "
+                       "no spaces, quotes, ';', ',', '?' or '#'")
+    pyodide = check_mapping(top.get("pyodide", LineDict()), PYODIDE_KEYS, path, problems, "pyodide")
+    if pyodide.get("source", "cdn") not in ("cdn", "local"):
+        problems.error(path, top["pyodide"].line_of("source"),
+                       f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}")
+    if climbs_out(pyodide.get("path", "")):  # by name only: node_modules may well be a link elsewhere
+        problems.error(path, top["pyodide"].line_of("path"), f"pyodide path {pyodide['path']!r} is outside the course",
+                       "name a folder inside the course, such as node_modules/pyodide")
+    theme = check_mapping(top.get("theme", LineDict()), THEME_KEYS, path, problems, "theme")
+    for key in ("accent", "accent_dark"):
+        if key in theme and not HEX_COLOUR.match(theme[key]):
+            problems.error(path, top["theme"].line_of(key), f"theme {key} must be a colour such as '#1f5fbf', "
+                                                            f"found {theme.pop(key)!r}")
+    for key in ("extra_css", "extra_js"):
+        if key in theme and not all(isinstance(item, str) and item for item in theme[key]):
+            problems.error(path, top["theme"].line_of(key), f"theme {key} must list file paths, found {theme.pop(key)!r}")
+    python = check_mapping(top.get("python", LineDict()), PYTHON_KEYS, path, problems, "python")
+    package = python.get("package", PythonConfig.package)
+    if not package.isidentifier() or keyword.iskeyword(package):
+        problems.error(path, top["python"].line_of("package"),
+                       f"python package must be a Python name such as 'kernels', found {package!r}",
+                       "it is the name of a folder in the course, imported as `import <name>`")
+        python.pop("package")
+    return CourseConfig(title=top.get("title", ""), description=top.get("description", ""),
+                        base_url=base_url.rstrip("/") + "/" if base_url else "",
+                        language=top.get("language", "en"), units=units,
+                        pyodide=PyodideConfig(**pyodide), theme=theme, python=PythonConfig(**python),
+                        limits=parse_limits(top.get("limits", LineDict()), path, problems),
+                        extensions=_extensions(top, data, path, problems),
+                        callouts=_callouts(top, data, path, problems), csp=_csp_sources(top, path, problems))
+
+
+def _extensions(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[str, ...]:
+    """Return `extensions:` (module names or .py files), reporting entries of the wrong kind."""
+    entries = top.get("extensions", [])
+    if not all(isinstance(e, str) and e.strip() for e in entries):
+        problems.error(path, data.line_of("extensions"), f"'extensions' must list module names or .py files, found {entries!r}",
+                       "for example: extensions: [extensions/glossary.py]")
+        return ()
+    return tuple(entries)
+
+
+def _callouts(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[tuple[str, str], ...]:
+    """Return extra callouts as (name, title): `[warning, tip]`, or `{warning: "Watch out"}` with titles."""
+    entries = top.get("callouts", [])
+    pairs = list(entries.items()) if isinstance(entries, dict) else [(e, None) for e in entries]
+    good = []
+    for name, title in pairs:
+        if not isinstance(name, str) or not SLUG.match(name) or not isinstance(title, (str, type(None))):
+            problems.error(path, data.line_of("callouts"), f"callout {name!r} must be a lowercase name such as "
+                                                          "'warning' (with an optional title)")
+            continue
+        good.append((name, title or name.replace("-", " ").capitalize()))
+    return tuple(good)
+
+
+def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Return `csp:` as (directive, sources): extra sources the pages may load from, checked one by one."""
+    data = top.get("csp", LineDict())
+    good = []
+    for directive, sources in data.items():
+        line = data.line_of(directive) if isinstance(data, LineDict) else 1
+        if directive not in CSP_DIRECTIVES:
+            problems.error(path, line, f"unknown CSP directive '{directive}'",
+                           (did_you_mean(directive, CSP_DIRECTIVES) + " " if did_you_mean(directive, CSP_DIRECTIVES)
+                            else "") + "allowed: " + ", ".join(CSP_DIRECTIVES))
+            continue
+        sources = [sources] if isinstance(sources, str) else sources
+        bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)] if isinstance(sources, list) else [sources]
+        if bad:
+            problems.error(path, line, f"CSP {directive} source {bad[0]!r} is not an allowed source",
+                           "give origins or folders such as https://example.org or https://example.org/media/")
+            continue
+        good.append((directive, tuple(sources)))
+    return tuple(good)
+
+
+def _parse_units(entries, path: str, problems: Problems):
+    """Yield UnitConfig for each well-formed entry of `units:`, reporting the rest."""
+    if not isinstance(entries, list):  # reported by check_mapping
+        return
+    seen: dict[str, int] = {}
+    for entry in entries:
+        if isinstance(entry, str):
+            entry = LineDict(slug=entry)
+            entry.lines = {}
+        good = check_mapping(entry, UNIT_KEYS, path, problems, "a unit")
+        line = getattr(entry, "line", 1)
+        slug = good.get("slug", "")
+        if not slug:
+            problems.error(path, line, "a unit has no 'slug'", "every unit needs a slug such as: slug: first-steps")
+            continue
+        if not SLUG.match(slug):
+            problems.error(path, line, f"slug {slug!r} must be lowercase letters, digits and single hyphens")
+            continue
+        if slug in seen:
+            problems.error(path, line, f"unit '{slug}' is listed twice", f"first listed at line {seen[slug]}")
+            continue
+        seen[slug] = line
+        kind = good.get("kind", "lesson")
+        if kind not in UNIT_KINDS:
+            problems.error(path, line, f"unit kind must be 'lesson' or 'review', found {kind!r}")
+        topics = good.pop("topics", [])
+        if not all(isinstance(t, str) and t.strip() for t in topics):
+            problems.error(path, entry.line_of("topics"), f"'topics' of unit '{slug}' must be a list of short texts")
+        yield UnitConfig(line=line, topics=tuple(t for t in topics if isinstance(t, str)), **good)
+
+
+def load_config(root: Path, problems: Problems, read=None, require_units: bool = True) -> CourseConfig | None:
+    """Read and validate course.yaml under `root` (`read` as `read_text`, e.g. a caching reader)."""
+    file = root / CONFIG_NAME
+    if not file.is_file():
+        problems.error(CONFIG_NAME, 1, "no course.yaml found", f"create one in {root}, or start a course with: coursegen init")
+        return None
+    return parse_config((read or read_text)(file, CONFIG_NAME, problems) or "", problems,
+                        require_units=require_units)
+
+
+def config_line(root: Path, key: str, indented: bool = False) -> int:
+    """Return the line of course.yaml where `key` (e.g. 'pyodide:') starts, or 1; `indented` finds
+    it under a mapping too."""
+    try:
+        lines = (root / CONFIG_NAME).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((number for number, row in enumerate(lines, 1)
+                 if (row.lstrip() if indented else row).startswith(key)), 1)
+
+
+def read_text(file: Path, shown: str, problems: Problems) -> str | None:
+    """Return a file's text, or None (with a problem) when it cannot be read or is not UTF-8."""
+    try:
+        data = file.read_bytes()
+    except OSError as err:
+        problems.error(shown, 1, f"cannot read '{shown}': {err.strerror or err}")
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        problems.error(shown, line, f"file is not UTF-8 (byte 0x{data[err.start]:02x} "
+                                    f"at offset {err.start})", "save the file as UTF-8")
+        return None

@@ -1,0 +1,88 @@
+"""Link stage: put pages in course order, check cross-references, compute navigation once."""
+from __future__ import annotations
+
+import functools
+
+from coursegen.stages.config import CONFIG_NAME, CourseConfig
+from coursegen.errors import Problems, did_you_mean
+from coursegen.stages.parse import element_ids
+from coursegen.model import Course, Page, Unit
+
+def link_course(config: CourseConfig, pages: list[Page], problems: Problems, drafts: bool = False) -> Course:
+    """Return the Course in `units:` order, reporting units without sources and stray sources."""
+    by_slug: dict[str, Page] = {}
+    for page in pages:
+        if page.slug in by_slug:
+            problems.error(page.source.path, 1, f"slug '{page.slug}' is also used by {by_slug[page.slug].source.path}",
+                           "rename one of the files; a unit's slug is its file name without the number")
+        else:
+            by_slug[page.slug] = page
+    units = tuple(make_unit(number, entry, by_slug, problems, drafts)
+                  for number, entry in enumerate(config.units, 1))
+    listed = {u.slug for u in config.units}
+    for page in pages:
+        if page.slug not in listed and not page.meta.get("draft"):
+            problems.error(page.source.path, 1, f"'{page.slug}' is not listed in {CONFIG_NAME}",
+                           f"add '- slug: {page.slug}' under units:, or mark the file 'draft: true'")
+    course = Course(config=config, units=units)
+    check_links(course, problems)
+    return course
+
+
+def make_unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, drafts: bool) -> Unit:
+    page = None if entry.upcoming else by_slug.get(entry.slug)
+    if not entry.upcoming and page is None:
+        near = did_you_mean(entry.slug, by_slug)
+        problems.error(CONFIG_NAME, entry.line, f"unit '{entry.slug}' has no source file in lessons/ or reviews/",
+                       near or f"create lessons/{number:02d}-{entry.slug}.md, or mark the unit 'upcoming: true'")
+    if page is not None:
+        stated = page.meta.get("number")
+        if stated is not None and stated != number:
+            problems.error(page.source.path, 2, f"front matter says number {stated}, but {CONFIG_NAME} "
+                                                f"places '{page.slug}' at {number}", "remove 'number:' or fix it")
+        if page.meta.get("draft") and not drafts:
+            page = None  # a draft shows as upcoming unless --drafts
+    source_page = by_slug.get(entry.slug)
+    kind = source_page.source.kind if source_page else entry.kind
+    title = source_page.title if source_page else entry.title
+    summary = source_page.meta.get("summary", "") if source_page else ""
+    return Unit(number=number, slug=entry.slug, kind=kind, title=title or entry.title,
+                summary=summary, part=entry.part, page=page, topics=entry.topics)
+
+
+class _LazyIds(dict):
+    """{slug: page_ids(page)}, found on first use: a check of a few pages needs a few pages' ids."""
+
+    def __init__(self, pages: dict):
+        super().__init__()
+        self.pages = pages
+
+    def __missing__(self, slug: str) -> frozenset[str]:
+        self[slug] = found = page_ids(self.pages[slug])
+        return found
+
+
+def page_ids(page: Page) -> frozenset[str]:
+    """Return every element id on a page: found while parsing, or here for a page made without the parser."""
+    return page.derived["ids"] if "ids" in page.derived else _ids_in(page.html)
+
+
+@functools.lru_cache(maxsize=1024)
+def _ids_in(html: str) -> frozenset[str]:
+    return element_ids(html)
+
+
+def check_links(course: Course, problems: Problems, units=None) -> None:
+    """Report links to units that are not published and to anchors that do not exist, from every
+    written unit or from `units` alone."""
+    pages = {u.slug: u.page for u in course.written}
+    ids = {slug: page_ids(page) for slug, page in pages.items()} if units is None else _LazyIds(pages)
+    for unit in course.written if units is None else units:
+        for link in unit.page.links:
+            where = unit.page.source.path
+            if link.slug not in pages:
+                problems.error(where, link.line, f"link to '{link.slug}', which is not published (upcoming or draft)")
+            elif link.anchor and link.anchor not in ids[link.slug]:
+                problems.error(where, link.line, f"link to '#{link.anchor}' in '{link.slug}', which has no such anchor",
+                               did_you_mean(link.anchor, ids[link.slug]) or
+                               "anchors are heading texts in lowercase with hyphens")

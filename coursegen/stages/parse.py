@@ -1,0 +1,393 @@
+"""Parse stage: Markdown with front matter → Page, using markdown-it-py and mdit-py-plugins.
+
+Extensions (widgets, questions, callouts, diagrams, computed numbers) plug in through
+`install(md)` functions; fenced blocks dispatch on the first word of their info string.
+Problems are recorded in `env["problems"]` with the token's line; nothing raises mid-parse.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import posixpath
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.anchors.index import slugify
+from mdit_py_plugins.deflist import deflist_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from coursegen.features.csp import page_resources
+from coursegen.errors import Problems, did_you_mean
+from coursegen.model import Heading, Link, Page, Source
+from coursegen.paths import OUTSIDE_HINT, inside_course
+from coursegen.yamlio import YamlError, load_yaml
+
+FRONT_MATTER_KEYS = {"title": str, "summary": str, "kicker": str, "lede": str,
+                     "draft": bool, "number": int, "template": str}
+FRONT_MATTER_DEFAULTS = {"title": "", "summary": "", "kicker": "", "lede": "",
+                         "draft": False, "number": None, "template": ""}
+
+
+@dataclass
+class ParseContext:
+    """What parsing one page may consult about the rest of the course (read-only)."""
+
+    root: Path
+    slug_by_path: dict[str, str]  # "lessons/02-kda.md" → "kda"
+    extra: dict = field(default_factory=dict)  # per-extension data (widget registry, …)
+
+
+def make_markdown(extensions=()) -> MarkdownIt:
+    """Return the configured parser with our plugins and the given extension modules installed."""
+    md = MarkdownIt("commonmark", {"highlight": highlight_code, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
+    md.use(dollarmath_plugin, renderer=render_math, allow_space=False, allow_digits=False)
+    md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
+    md.renderer.fence_handlers = {}  # fence name → handler(token, env) -> html
+    md.block_names = set()  # names of ::: blocks, for the misspelled-block check
+    # name → analyse(html, source): per-page work of later stages, done while parsing so that it
+    # runs in both processes of a large build and is cached with the page.
+    # The link stage checks anchors against "ids"; the CSP check looks at "resources"; the service
+    # worker's version and serve's search index tell changed pages from kept ones by "sha256".
+    md.page_analysers = {"ids": element_ids, "resources": page_resources, "sha256": html_sha256}
+    md.add_render_rule("fence", _render_fence)
+    for extension in extensions:
+        extension.install(md)
+    md.core.ruler.before("text_join", "footnote_refs", _check_footnote_refs)  # escapes are still apart then
+    md.core.ruler.push("course_links", _resolve_links)
+    md.core.ruler.push("course_checks", _check_blocks_and_math)
+    return md
+
+
+def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Problems) -> Page:
+    """Return the Page for one source (with default front matter when its own is unusable)."""
+    env = {"path": source.path, "problems": problems, "ctx": ctx, "source": source,
+           "links": [], "assets": [], "widgets": [], "questions": []}
+    tokens = md.parse(source.text, env)
+    meta = _front_matter(tokens, source.path, problems, ctx.root)
+    html = md.renderer.render(tokens, md.options, env)
+    if not html.strip() or not any(t.type not in ("front_matter",) for t in tokens):
+        problems.error(source.path, 1, "this unit has no content below its front matter",
+                       "write the lesson, or mark it 'draft: true' and list it later")
+    return Page(source=source, meta=meta, html=html, headings=tuple(_headings(tokens)),
+                links=tuple(env["links"]), assets=tuple(env["assets"]),
+                widgets=tuple(env["widgets"]), questions=tuple(env["questions"]),
+                derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()})
+
+
+def html_sha256(html: str, source=None) -> str:
+    """Return the hex SHA-256 of a page's body HTML (a page analyser: see page_digest)."""
+    return hashlib.sha256(html.encode()).hexdigest()
+
+
+def page_digest(page: Page) -> str:
+    """Return the SHA-256 of `page.html`: found while parsing, or here for a page made without the parser."""
+    return page.derived.get("sha256") or html_sha256(page.html)
+
+
+def heading_slug(title: str) -> str:
+    """Return a heading's anchor: GitHub's slug of its text, or 'section' for text with no letters ('## ???')."""
+    return slugify(title) or "section"
+
+
+ID_ATTR = re.compile(r'\sid="([^"]+)"')
+
+
+def element_ids(html: str, _source=None) -> frozenset[str]:
+    """Return every element id in a rendered page (headings, questions, footnotes, widgets)."""
+    return frozenset(ID_ATTR.findall(html))
+
+
+def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
+    """Return validated front matter from the first token (defaults where unusable), recording problems."""
+    meta = dict(FRONT_MATTER_DEFAULTS)
+    if not tokens or tokens[0].type != "front_matter":
+        problems.error(path, 1, "no YAML front matter", "start the file with '---', a 'title:' line and '---'")
+        return meta
+    try:
+        data = load_yaml(tokens[0].content, first_line=2)
+    except YamlError as err:
+        problems.error(path, err.line, err.message)
+        return meta
+    if not isinstance(data, dict):
+        problems.error(path, 2, "front matter must be a mapping such as 'title: …'")
+        return meta
+    for key, value in data.items():
+        expected = FRONT_MATTER_KEYS.get(key)
+        if expected is None:
+            near = did_you_mean(key, FRONT_MATTER_KEYS)
+            problems.error(path, data.line_of(key), f"unknown front-matter key '{key}'",
+                           (near + " " if near else "") + "known keys are: " + ", ".join(FRONT_MATTER_KEYS))
+        elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            problems.error(path, data.line_of(key), f"front-matter '{key}' must be a {expected.__name__}, "
+                                                    f"found {value!r}")
+        else:
+            meta[key] = value
+    if not meta["title"].strip():
+        problems.error(path, 2, "front matter has no 'title'", "add a line such as: title: First steps")
+    return meta
+
+
+def _headings(tokens):
+    """Yield the anchored h2/h3 headings in document order."""
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.attrGet("id"):
+            text = "".join(c.content for c in tokens[index + 1].children or ()
+                           if c.type in ("text", "code_inline", "math_inline"))
+            yield Heading(int(token.tag[1]), token.attrGet("id"), text.strip(), token.map[0] + 1)
+
+
+# ---- fenced blocks ----------------------------------------------------------------------
+
+def split_info(info: str) -> tuple[str, str]:
+    """Split a fence or block info string into its name and the rest."""
+    parts = info.strip().split(maxsplit=1)
+    return (parts[0] if parts else ""), (parts[1] if len(parts) > 1 else "")
+
+
+def parse_attrs(rest: str, env: dict, line: int, allowed: dict) -> dict:
+    """Parse `{key: value, …}` (YAML flow) after a block name, checking keys against `allowed`."""
+    if not rest.strip():
+        return {}
+    problems, path = env["problems"], env["path"]
+    try:
+        data = load_yaml(rest, first_line=line)
+    except YamlError as err:
+        problems.error(path, line, err.message.replace("malformed YAML", "malformed block attributes"))
+        return {}
+    if not isinstance(data, dict):
+        problems.error(path, line, f"block attributes must be written as {{key: value}}, found {rest.strip()!r}")
+        return {}
+    good = {}
+    for key, value in data.items():
+        if key not in allowed:
+            near = did_you_mean(key, allowed)
+            problems.error(path, line, f"unknown attribute '{key}'",
+                           (near + " " if near else "") + "known attributes are: " + ", ".join(allowed))
+        elif not isinstance(value, allowed[key]):
+            problems.error(path, line, f"attribute '{key}' must be {allowed[key].__name__}, found {value!r}")
+        else:
+            good[key] = value
+    return good
+
+
+def _render_fence(self, tokens, idx, options, env):
+    token = tokens[idx]
+    handler = self.fence_handlers.get(split_info(token.info)[0])
+    return handler(token, env) if handler else self.fence(tokens, idx, options, env)
+
+
+def register_fence(md: MarkdownIt, name: str, handler) -> None:
+    """Render fences whose info string starts with `name` through `handler(token, env) -> html`."""
+    md.renderer.fence_handlers[name] = handler
+
+
+def register_block(md: MarkdownIt, name: str, render) -> None:
+    """Add a `::: name` container block rendered by `render(self, tokens, idx, options, env)`."""
+    from mdit_py_plugins.container import container_plugin
+    md.use(container_plugin, name=name, render=render)
+    md.block_names.add(name)
+    # One rule tries every container, and only on lines that start with ':' (a dozen separate
+    # rules, each called at every line of every page, cost a tenth of the parse).
+    rule = next(r for r in md.block.ruler.__rules__ if r.name == f"container_{name}")
+    md.block.ruler.disable(rule.name)
+    if not hasattr(md, "container_rules"):
+        md.container_rules = []
+        md.block.ruler.before("fence", "containers", _containers, {"alt": ["paragraph", "reference", "blockquote", "list"]})
+    md.container_rules.append(rule.fn)
+
+
+def _containers(state, start_line: int, end_line: int, silent: bool) -> bool:
+    """Block rule: hand a line starting with ':' to each registered container until one takes it."""
+    start = state.bMarks[start_line] + state.tShift[start_line]
+    if state.src[start:start + 1] != ":":
+        return False
+    return any(rule(state, start_line, end_line, silent) for rule in state.md.container_rules)
+
+
+def highlight_code(code: str, lang: str, _attrs) -> str:
+    """Return Pygments-highlighted HTML for a fenced block, or '' to use the plain renderer."""
+    if not lang:
+        return ""
+    lexer = _lexer(lang)
+    if lexer is None:
+        return ""
+    from pygments import highlight
+    body = highlight(code, lexer, _formatter())
+    return f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">{body}</code></pre>'
+
+
+# Pygments and latex2mathml are imported on first use, not with this module: each costs tens of
+# milliseconds, which a build on two processes then pays in both at once rather than before it
+# splits, and a course without code or math never pays.
+
+@lru_cache(maxsize=1)
+def _formatter():
+    from pygments.formatters import HtmlFormatter
+    return HtmlFormatter(nowrap=True)  # made once: building one costs more than a short highlight
+
+
+@lru_cache(maxsize=256)
+def _lexer(lang: str):
+    """Return the Pygments lexer for a fence language, or None when Pygments has none."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+    try:
+        return get_lexer_by_name(lang)
+    except ClassNotFound:
+        return None
+
+
+def _latex_to_mathml(latex: str, **options) -> str:
+    import latex2mathml.converter
+    return latex2mathml.converter.convert(latex, **options)
+
+
+def render_math(latex: str, options) -> str:
+    """Return MathML for a `$…$` or `$$…$$` span (display mode for the latter)."""
+    return _mathml(latex, "block" if options.get("display_mode") else "inline")
+
+
+@lru_cache(maxsize=4096)
+def _mathml(latex: str, display: str) -> str:
+    try:
+        return _latex_to_mathml(latex, display=display)
+    except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
+        return f'<code class="math-error">{escapeHtml(latex)}</code>'
+
+
+# ---- core rules: links, misspelled or unclosed blocks, math -------------------------------
+
+def _resolve_links(state) -> None:
+    """Rewrite links to other sources (`02-kda.md#fade`) as site URLs and record them."""
+    env = state.env
+    ctx: ParseContext = env["ctx"]
+    base = posixpath.dirname(env["path"])
+    for block in state.tokens:
+        for token, line in child_lines(block):
+            if token.type == "link_open":
+                token.attrSet("href", _resolve_href(token.attrGet("href") or "", base, line, env, ctx))
+            elif token.type == "image":
+                token.attrSet("src", _resolve_image(token.attrGet("src") or "", base, line, env, ctx))
+
+
+def child_lines(block):
+    """Yield each inline child of a block token with its own 1-based line (a paragraph spans several)."""
+    line = (block.map[0] + 1) if block.map else 1
+    for token in block.children or ():
+        yield token, line
+        if token.type in ("softbreak", "hardbreak"):
+            line += 1
+        else:  # inline HTML and math may span lines too
+            line += token.content.count("\n")
+
+
+FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\]")
+
+
+def _check_footnote_refs(state) -> None:
+    """Report `[^label]` left as text: a footnote referenced but never defined."""
+    if "[^" not in state.src:
+        return
+    for block in state.tokens:
+        if block.type != "inline" or "[^" not in block.content:
+            continue
+        # Adjacent text tokens, read together: the parser splits '[^nope]' at its brackets.
+        for is_text, run in itertools.groupby(child_lines(block), key=lambda pair: pair[0].type == "text"):
+            run = list(run)
+            for match in FOOTNOTE_REF.finditer("".join(token.content for token, _ in run) if is_text else ""):
+                label = match.group(1)
+                state.env["problems"].error(state.env["path"], run[0][1], f"footnote '[^{label}]' is never defined",
+                                            f"add a line '[^{label}]: the note' below the paragraph, "
+                                            "or write '\\[^' to show the brackets as text")
+
+
+def _is_external(href: str) -> bool:
+    return "://" in href or href.startswith(("mailto:", "data:", "//"))
+
+
+def _resolve_href(href: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
+    if _is_external(href):
+        return href
+    target, _, anchor = href.partition("#")
+    if not target:  # an anchor on this page
+        env["links"].append(Link(env["source"].slug, anchor, line))
+        return href
+    path = posixpath.normpath(posixpath.join(base, target))
+    slug = ctx.slug_by_path.get(path)
+    if slug is None:
+        env["problems"].error(env["path"], line, f"broken link '{href}': no source file '{path}'",
+                              did_you_mean(path, ctx.slug_by_path) or "link to a lesson or review's .md file")
+        return href
+    env["links"].append(Link(slug, anchor, line))
+    return f"{slug}.html" + (f"#{anchor}" if anchor else "")
+
+
+def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
+    if _is_external(src):
+        return src
+    path = posixpath.normpath(posixpath.join(base, src))
+    if inside_course(ctx.root, path) is None:
+        env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
+        return src
+    if not (ctx.root / path).is_file():
+        env["problems"].error(env["path"], line, f"image '{src}' not found (looked for '{path}')")
+        return src
+    site_path = "media/" + path.replace("/", "-")
+    env["assets"].append((site_path, path))
+    return site_path
+
+
+def _check_blocks_and_math(state) -> None:
+    """Report misspelled `:::` blocks, unclosed ones, unclosed HTML comments, and math latex2mathml cannot read."""
+    env, lines = state.env, None
+    problems, path = env["problems"], env["path"]
+    has_math = "$" in state.src  # every math token comes from a '$': most tokens need no look
+    for index, token in enumerate(state.tokens):
+        line = (token.map[0] + 1) if token.map else 1
+        if token.type == "inline" and token.content.startswith(":::"):
+            word = token.content.lstrip(":").split(maxsplit=1)[0] if token.content.strip(":").strip() else ""
+            if word and state.tokens[index - 1].type == "paragraph_open":
+                names = sorted(state.md.block_names)
+                near = did_you_mean(word, names)
+                problems.error(path, line, f"unknown block '::: {word}'",
+                               (near + " " if near else "") + "known blocks are: " + ", ".join(names))
+        elif token.type.startswith("container_") and token.type.endswith("_open"):
+            lines = lines or state.src.split("\n")
+            end = token.map[1] if token.map else len(lines)
+            closing = lines[end].strip() if end < len(lines) else ""
+            if not (closing.startswith(":::") and not closing.strip(":").strip()):
+                problems.error(path, line, f"block '{token.markup} {token.info.strip()}' is never closed",
+                               f"end it with a line of {token.markup}")
+        elif token.type == "html_block" and token.content.rfind("<!--") > token.content.rfind("-->"):
+            problems.error(path, line, "HTML comment '<!--' is never closed",
+                           "end it with '-->'; a browser hides everything after it, the page's end included")
+        if has_math and (token.type.startswith("math_block") or token.type == "inline"):
+            for item in (token,) if token.type != "inline" else token.children or ():
+                if item.type.startswith("math_") and item.content.strip():
+                    _check_math(item.content.strip(), line, env)
+
+
+def _check_math(latex: str, line: int, env: dict) -> None:
+    reason = _math_problem(latex)
+    if reason:
+        env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
+
+
+@lru_cache(maxsize=4096)
+def _math_problem(latex: str) -> str:
+    """Return why latex2mathml cannot read `latex`, or '' when it can (cached: formulas repeat)."""
+    try:
+        mathml = _latex_to_mathml(latex)
+    except Exception as err:  # noqa: BLE001 - any failure is the author's latex
+        return str(err) or type(err).__name__.replace("Error", "")
+    unknown = re.search(r">(\\[A-Za-z]+)<", mathml)
+    return f"unknown command '{unknown.group(1)}'" if unknown else ""
