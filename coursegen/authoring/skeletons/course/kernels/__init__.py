@@ -3,4 +3,4 @@
 Every public module here is available to {calc} by its name (e.g. `growth.doubling_steps(5)`),
 and widgets import it (`from kernels import growth`).
 """
-from coursegen import growth  # noqa: F401
+from . import growth  # noqa: F401
