@@ -74,7 +74,9 @@ def test_the_wheel_holds_the_engine_and_its_theme_and_no_course(wheel):
     assert theme == expected  # every file of templates/, and nothing else
     assert {"base.html", "partials/header.html", "partials/footer.html", "assets/sw.js",
             "assets/pyodide-worker.js", "assets/search.js", "assets/vendor/ts-fsrs.js"} <= theme
-    assert "coursegen/skeletons/course/widgets/growth-steps/widget.py" in names
+    assert "coursegen/authoring/skeletons/course/widgets/growth-steps/widget.py" in names
+    engine = {p.relative_to(REPO).as_posix() for p in (REPO / "coursegen").rglob("*.py") if "__pycache__" not in p.parts}
+    assert engine <= set(names)  # every sub-package ships (pyproject lists them one by one)
 
 
 def test_the_installed_command_comes_from_the_venv(venv, coursegen):
@@ -133,7 +135,7 @@ def test_an_editable_install_uses_the_source_templates_folder_as_its_theme(tmp_p
          "-e", source], cwd=tmp_path)
     course = tmp_path / "course"
     course.mkdir()
-    where = run([venv / "bin" / "python", "-c", "from coursegen import theme; print(theme.packaged_theme())"], cwd=course)
+    where = run([venv / "bin" / "python", "-c", "from coursegen.theme import files; print(files.packaged_theme())"], cwd=course)
     assert Path(where.stdout.strip()) == source / "templates"
     run([venv / "bin" / "coursegen", "init"], cwd=course)
     run([venv / "bin" / "coursegen", "check", "--strict"], cwd=course)
