@@ -2,12 +2,16 @@
 // every widget of a page: it boots Pyodide, each Pyodide package the page's widgets declare, and the course's
 // own package (a wheel) in stages, then runs widget entries on request. A stage that is done stays done: a
 // second "boot" (Try again) resumes at the stage that failed, so the runtime is fetched once per worker.
+// Each runtime file and wheel it fetches is also posted to the page, which hands them to a worker that
+// replaces this one: that worker serves them to Pyodide from memory, so a page downloads them once.
 //
 // Protocol (postMessage; every message is a plain object with a `type`):
 //   in   {type: "boot", indexURL, integrity, packages: [name], wheel, module}
 //          indexURL: Pyodide's folder (absolute URL); integrity: pyodide.mjs's SRI ("" for none);
 //          wheel: the course package's wheel URL ("" for none); module: the name `import`ed after it.
 //   in   {type: "run", id, source, params}   source defines run(**params); params is a JSON object.
+//   in   {type: "files", files: [file]}       files an earlier worker of the page fetched, sent before the
+//          first boot; a file is {url, integrity, contentType, bytes: ArrayBuffer}.
 //   out  {type: "progress", stage, label, step, total}   a boot stage starts. stage is "runtime",
 //          "package" (label: the package's name) or "course"; stages with nothing to do are left out.
 //   out  {type: "ready"}                                 every stage is done; runs may follow.
@@ -16,15 +20,56 @@
 //          "unreachable" (network error), "python" (the code raised); reason is the technical detail.
 //   out  {type: "result", id, json}                      run(**params) returned; json is its JSON text.
 //   out  {type: "error", id, message}                    run raised: the last line of the traceback.
+//   out  {type: "file", file}                            a file under indexURL, or the wheel, was fetched whole
+//          (its bytes are a copy, transferred); the page keeps it for a replacement worker.
 // A new message type is handled by adding it to HANDLERS at the bottom. The page times stages and runs out
 // and replaces a worker that takes too long (templates/assets/widgets.js).
 let pyodide = null;
 const done = new Set();  // stages finished in this worker: "runtime", "package:<name>", "course"
-const post = (message) => self.postMessage(message);
+const post = (message, transfer = []) => self.postMessage(message, transfer);
 
 /** A boot stage's failure with its cause (see the protocol above). */
 class StageError extends Error {
   constructor(cause, reason) { super(reason); this.cause = cause; }
+}
+
+const networkFetch = self.fetch.bind(self);
+const kept = new Map();  // URL → promise of the file (as in the protocol) fetched once in this page's life
+let keptFrom = [];  // URL prefixes whose files are kept: Pyodide's folder and the course's wheel
+
+/** Keep one file being fetched whole, and post a copy to the page; a failed fetch is not kept. */
+function keep(request, responded) {
+  const file = responded.then((response) => {
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const contentType = response.headers.get("Content-Type") ?? "";
+    return response.clone().arrayBuffer()  // cloned before the caller reads the body
+      .then((bytes) => ({ url: request.url, integrity: request.integrity, contentType, bytes }));
+  });
+  kept.set(request.url, file);
+  file.then((found) => {
+    const copy = found.bytes.slice(0);
+    post({ type: "file", file: { ...found, bytes: copy } }, [copy]);
+  }, () => kept.delete(request.url));
+}
+
+/** `fetch` for Pyodide and this worker: a file kept in this page's life (by this worker or an earlier one)
+ * is answered from memory (instantiateStreaming needs its Content-Type); any other is fetched, and kept
+ * when it is a runtime file or a wheel. */
+async function keptFetch(input, init) {
+  const request = new Request(input, init);
+  if (request.method !== "GET" || !keptFrom.some((prefix) => request.url.startsWith(prefix))) return networkFetch(request);
+  const file = await kept.get(request.url)?.catch(() => null);
+  if (file && (!request.integrity || request.integrity === file.integrity)) {
+    return new Response(file.bytes.slice(0), { headers: { "Content-Type": file.contentType } });
+  }
+  const responded = networkFetch(request);
+  if (!file) keep(request, responded);
+  return responded;
+}
+self.fetch = keptFetch;
+
+function files({ files }) {
+  for (const file of files) if (!kept.has(file.url)) kept.set(file.url, Promise.resolve(file));
 }
 
 const toBase64 = (hex) => btoa(String.fromCharCode(...hex.match(/../g).map((byte) => parseInt(byte, 16))));
@@ -33,7 +78,7 @@ const toBase64 = (hex) => btoa(String.fromCharCode(...hex.match(/../g).map((byte
 async function diagnose(url, integrity) {
   let response;
   try {
-    response = await fetch(url, { cache: "no-store" });
+    response = await networkFetch(url, { cache: "no-store" });
   } catch (error) {
     return new StageError("unreachable", `${url} could not be reached: ${error.message}`);
   }
@@ -41,7 +86,7 @@ async function diagnose(url, integrity) {
   if (!response.ok) return new StageError("http", `${url} answered HTTP ${response.status}`);
   if (integrity) {
     try {
-      await fetch(url, { integrity, cache: "no-store" });
+      await networkFetch(url, { integrity, cache: "no-store" });
     } catch {
       return new StageError("integrity", `${url} does not match its expected hash ${integrity}`);
     }
@@ -95,17 +140,30 @@ async function loadRuntime(config) {
     throw (await diagnose(indexURL + "pyodide.mjs", "")) ??
       new StageError("http", `${indexURL}pyodide.mjs answered HTTP ${response.status}`);
   }
-  const url = URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
+  const loader = await moduleURL(response);
+  let core = "";
   try {
-    const { loadPyodide } = await import(url);
-    return await loadPyodide({ indexURL, packageBaseUrl: indexURL, stdout: () => {}, stderr: () => {} });
+    const { loadPyodide } = await import(loader);
+    // Pyodide would import() its core itself, which no fetch sees: fetch it (so it is kept), import it here
+    const coreURL = indexURL + "pyodide.asm.mjs";
+    const coreResponse = await fetch(coreURL);
+    if (!coreResponse.ok) throw new Error(`Failed to load '${coreURL}': HTTP ${coreResponse.status}`);
+    core = await moduleURL(coreResponse);
+    const { default: createPyodideModule } = await import(core);
+    return await loadPyodide({ indexURL, packageBaseUrl: indexURL, createPyodideModule, stdout: () => {}, stderr: () => {} });
   } catch (error) {
     if (error instanceof StageError) throw error;
     const files = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
     throw await explain(config, files.map((name) => indexURL + name), [String(error?.message ?? error)]);
   } finally {
-    URL.revokeObjectURL(url);
+    URL.revokeObjectURL(loader);
+    if (core) URL.revokeObjectURL(core);
   }
+}
+
+/** A blob: URL of a fetched script, to import() it: Pyodide's files then come from this worker's fetch. */
+async function moduleURL(response) {
+  return URL.createObjectURL(new Blob([await response.text()], { type: "text/javascript" }));
 }
 
 /** Load one Pyodide package (with what it depends on); Pyodide reports a failure only to errorCallback. */
@@ -138,6 +196,7 @@ function stages(config) {
 }
 
 async function boot(config) {
+  keptFrom = [config.indexURL, config.wheel].filter(Boolean);
   const all = stages(config);
   const todo = all.filter(({ key }) => !done.has(key));
   for (const { key, stage, label, work } of todo) {
@@ -176,5 +235,5 @@ function run({ id, source, params }) {
   }
 }
 
-const HANDLERS = { boot, run };
+const HANDLERS = { files, boot, run };
 self.onmessage = ({ data }) => HANDLERS[data.type]?.(data);

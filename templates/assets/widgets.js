@@ -35,7 +35,9 @@ function liveError(stage, reason, { label = "", cause = "" } = {}) {
 }
 
 /** Live Python: one worker per page, started on first use, shared by every widget and kept across runs and
- * retries (a retry resumes the boot at the stage that failed); replaced only when it stops answering. */
+ * retries (a retry resumes the boot at the stage that failed); replaced only when it stops answering. The
+ * page keeps each runtime file and wheel a worker fetched and hands them to its replacement, so the page
+ * downloads each once. */
 class LivePython extends EventTarget {
   constructor(config) {
     super();
@@ -46,6 +48,7 @@ class LivePython extends EventTarget {
     this.booting = null;  // {resolve, reject, arm} of the boot under way
     this.pending = new Map();
     this.nextId = 1;
+    this.files = new Map();  // URL → {url, integrity, contentType, bytes} a worker fetched (see pyodide-worker.js)
   }
 
   boot() {
@@ -69,6 +72,7 @@ class LivePython extends EventTarget {
       this.pending.clear();
     };
     this.worker.onmessage = ({ data }) => this.receive(data);
+    if (this.files.size) this.worker.postMessage({ type: "files", files: [...this.files.values()] });  // copies
     return this.worker;
   }
 
@@ -84,7 +88,8 @@ class LivePython extends EventTarget {
   }
 
   receive(data) {
-    if (data.type === "progress") {
+    if (data.type === "file") this.files.set(data.file.url, data.file);
+    else if (data.type === "progress") {
       this.booting?.arm(data.stage, data.label);
       this.dispatchEvent(new CustomEvent("progress", { detail: data }));
     } else if (data.type === "ready") this.booting?.resolve();

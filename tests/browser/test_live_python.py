@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -237,7 +238,12 @@ def test_try_again_after_a_failed_stage_resumes_in_the_same_worker(site, tmp_pat
 LOOP = "def run(x):\n    while True:\n        pass\n"
 
 
-def test_a_run_that_times_out_replaces_the_worker(site, tmp_path, open_page):
+def runtime_files(requests) -> Counter:
+    """How often each file of the runtime and each wheel was requested (by any worker of the page)."""
+    return Counter(url.rsplit("/", 1)[1] for url in requests if "/pyodide/" in url or url.endswith(".whl"))
+
+
+def test_a_run_that_times_out_replaces_the_worker_and_the_new_one_downloads_nothing_again(site, tmp_path, open_page):
     slow = shutil.copytree(site, tmp_path / "site")
     page_file = slow / "square.html"  # a shorter limit than the page's 60 s, through the runtime JSON
     page_file.write_text(page_file.read_text().replace("data-widget-runtime>{", 'data-widget-runtime>{"timeoutMs":15000,'))
@@ -247,6 +253,9 @@ def test_a_run_that_times_out_replaces_the_worker(site, tmp_path, open_page):
         status = page.locator(f"{FIGURE} [data-live-status]")
         page.locator(f"{FIGURE} [data-live-run]").click()  # boot first, so that only the run is timed
         expect(status).to_have_text(READY, timeout=60000)
+        first = runtime_files(requests)
+        assert set(first) >= {"pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                              "pyodide-lock.json", "tally-0.1.0-py3-none-any.whl"}, first
         code = page.locator(f"{FIGURE} [data-widget-code]")
         code.evaluate("(element, loop) => { element.dataset.kept = element.textContent; element.textContent = loop; }", LOOP)
         page.locator(f"{FIGURE} [data-live-run]").click()
@@ -254,7 +263,14 @@ def test_a_run_that_times_out_replaces_the_worker(site, tmp_path, open_page):
                                     "are still from the last live run.", timeout=60000)
         expect(page.locator(f"{FIGURE} [data-live-reason]")).to_have_text("timeout: no answer after 15 s")
         code.evaluate("element => { element.textContent = element.dataset.kept; }")
+        source = page.locator(f"{FIGURE} [data-widget-source]")
+        page.locator(f"{FIGURE}-x").fill("7")  # a baked state: the figure shows the baked answer again
+        expect(source).to_have_text("Showing results computed when this page was built.")
         page.locator(f"{FIGURE} [data-live-retry]").click()  # a new worker: the old one was stopped mid-loop
         expect(status).to_have_text(READY, timeout=60000)
+        expect(source).to_have_text("Showing a live result, computed by Python in your browser.")
+        expect(page.locator(f"{FIGURE} [data-out=text]")).to_have_text("7 squared is 49")
         assert len([url for url in requests if "pyodide-worker" in url]) == 2
+        once = runtime_files(requests)
+        assert once == Counter(dict.fromkeys(first, 1)), once  # each file once in the page's life
         watch.assert_clean()
