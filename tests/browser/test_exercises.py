@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -160,13 +161,19 @@ def test_a_python_error_names_the_line_in_the_learners_code_and_commits_nothing(
     watch.assert_clean()
 
 
-def test_an_endless_loop_is_stopped_and_the_next_check_works(tiles):
+def test_an_endless_loop_is_stopped_and_the_next_check_works_without_downloading_python_again(tiles):
     page, watch = tiles()
+    requests = []  # the context's requests include the workers'
+    page.context.on("request", lambda request: requests.append(request.url))
     page.wait_for_selector("html[data-review=ready]")
     write(page, LOOPS)
     check(page, r"^Stopped: your code ran for more than 5 s")
+    first = Counter(url.rsplit("/", 1)[1] for url in requests if "/pyodide/" in url)
+    assert {"pyodide.asm.wasm", "python_stdlib.zip"} <= set(first), first
     write(page, RIGHT)
-    check(page, r"^9 of 9 checks passed")
+    check(page, r"^9 of 9 checks passed")  # in a new worker, fed the first one's files by the page
+    runtime = Counter(url.rsplit("/", 1)[1] for url in requests if "/pyodide/" in url)
+    assert runtime == first == Counter(dict.fromkeys(first, 1)), runtime
     watch.assert_clean()
 
 

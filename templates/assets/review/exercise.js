@@ -2,7 +2,7 @@
 // Pyodide (the widgets' worker, sent the page's check harness as a `run` entry). Check is the commit:
 // the reference solution unlocks, and the checks score it (all pass = yes, some = partly, none = no),
 // which the learner may change. A run that takes longer than RUN_LIMIT_MS ends its worker; the next
-// run starts a fresh one.
+// run starts a fresh one, which gets the runtime's files from the page instead of downloading them again.
 const RUN_LIMIT_MS = 5000;
 const BOOT_LIMIT_MS = 90000;
 const SCORE_LABELS = { yes: "Yes", partly: "Partly", no: "No" };
@@ -16,6 +16,7 @@ class ExercisePython {
     this.booted = null;
     this.jobs = new Map();
     this.nextId = 1;
+    this.files = new Map();  // URL → a runtime file the worker fetched, for the next worker (pyodide-worker.js)
   }
 
   boot() {
@@ -31,8 +32,10 @@ class ExercisePython {
           clearTimeout(timer);
           reject(new Error(`Python could not be loaded (${data.stage}: ${data.reason})`));
         }
+        else if (data.type === "file") this.files.set(data.file.url, data.file);
         else if (data.type === "result" || data.type === "error") this.jobs.get(data.id)?.(data);
       };
+      if (this.files.size) worker.postMessage({ type: "files", files: [...this.files.values()] });
       worker.postMessage({ type: "boot", indexURL: url(this.runtime.indexURL), integrity: this.runtime.integrity,
         packages: [...this.packages].sort(), wheel: "", module: "" });
     }).catch((error) => { this.stop(); throw error; });
