@@ -2,8 +2,9 @@
 
 `check_pages` warns about anything a page's own HTML loads that the policy would block.
 
-Scripts are our own files plus the one inline script (the theme set before first paint, so a dark
-page never flashes light), allowed by its hash. Pyodide and Pagefind's search both compile WebAssembly
+Scripts are our own files plus two inline scripts, each allowed by its hash: the theme set before
+first paint (so a dark page never flashes light) and the import map that resolves the theme's module
+names to their content-hashed files (assets.import_map; hashed from the exact text the pages carry). Pyodide and Pagefind's search both compile WebAssembly
 ('wasm-unsafe-eval' allows that and no eval of JavaScript); Pyodide, when it comes from the CDN,
 also needs the one folder of its pinned version. Pagefind fetches its index from the site itself.
 Workers run our own files or blobs made from them.
@@ -40,11 +41,12 @@ def pyodide_cdn(config) -> str:
     return CDN.format(version=config.pyodide.version)
 
 
-def directives(config, root: Path, extra: dict | None = None) -> dict[str, list[str]]:
-    """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme
-    and `extra` sources per directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
-    inline = [f"'{source_hash(file.read_text(encoding='utf-8'))}'"
-              for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
+def directives(config, root: Path, extra: dict | None = None, inline: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme,
+    the texts of the other `inline` scripts the pages carry (the import map) and `extra` sources per
+    directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
+    texts = [file.read_text(encoding="utf-8") for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
+    inline = [f"'{source_hash(text)}'" for text in [*texts, *inline]]
     cdn = [pyodide_cdn(config)] if config.pyodide.source == "cdn" else []
     base = [origin(config.base_url)] if config.base_url else []
     found = {
@@ -66,9 +68,9 @@ def directives(config, root: Path, extra: dict | None = None) -> dict[str, list[
     return found
 
 
-def policy(config, root: Path, extra: dict | None = None) -> str:
+def policy(config, root: Path, extra: dict | None = None, inline: tuple[str, ...] = ()) -> str:
     """Return the Content-Security-Policy value for the pages' <meta http-equiv> tag."""
-    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, root, extra).items())
+    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, root, extra, inline).items())
 
 
 # ---- what the policy would block: resources the pages' own HTML references -------------------
