@@ -1,5 +1,5 @@
 // Names and texts more than one script of the theme uses. (partials/theme-init.js, inline and run
-// before any module, spells THEME_KEY out; tests/test_front_end.py keeps the two the same.)
+// before any module, spells THEME_KEY out; tests/test_module_graph.py keeps the two the same.)
 
 /** The localStorage key of the learner's light or dark choice. */
 export const THEME_KEY = "coursegen:theme";
