@@ -100,3 +100,12 @@ def test_the_inline_theme_script_reads_the_key_constants_js_names():
     inline = (theme.packaged_theme() / "partials" / "theme-init.js").read_text()
     assert re.findall(r'localStorage\.getItem\("([^"]+)"\)', inline) == [key]
     assert key not in "".join(file.read_text() for file in THEME_JS if file.name != "constants.js")
+
+
+def test_the_worker_explains_a_failed_runtime_by_the_files_the_build_copies():
+    # The Pyodide worker runs without the import map (workers get none), so it names the runtime's
+    # files itself; they must be the ones widget_site copies for a self-hosted site (its loader aside).
+    from coursegen.widget_site import RUNTIME_FILES
+    worker = (theme.packaged_theme() / theme.ASSETS / "pyodide-worker.js").read_text(encoding="utf-8")
+    listed = re.search(r"const files = \[([^\]]*)\];", worker).group(1)
+    assert sorted(re.findall(r'"([^"]+)"', listed)) == sorted(set(RUNTIME_FILES) - {"pyodide.mjs"})
