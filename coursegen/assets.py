@@ -42,7 +42,8 @@ def import_map(names, url) -> str:
     """Return the pages' import map: each of the JavaScript asset `names` as "coursegen/<name>", mapped to
     its hashed URL (`url(name)`) relative to the site root. The page inlines this text and the
     Content-Security-Policy allows it by the hash of these exact characters."""
-    imports = {MODULE_PREFIX + name: "./" + quote(url(name)) for name in sorted(names) if name.endswith(".js")}
+    imports = {MODULE_PREFIX + name: "./" + quote(url(name))
+               for name in sorted(names) if name.endswith(".js")}
     # Inside <script> only "</script" could end the block early: "<" is written as a JSON escape.
     return json.dumps({"imports": imports}, indent=1).replace("<", "\\u003c")
 

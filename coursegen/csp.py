@@ -4,8 +4,9 @@
 
 Scripts are our own files plus two inline scripts, each allowed by its hash: the theme set before
 first paint (so a dark page never flashes light) and the import map that resolves the theme's module
-names to their content-hashed files (assets.import_map; hashed from the exact text the pages carry). Pyodide and Pagefind's search both compile WebAssembly
-('wasm-unsafe-eval' allows that and no eval of JavaScript); Pyodide, when it comes from the CDN,
+names to their content-hashed files (assets.import_map; hashed from the exact text the pages carry).
+Pyodide and Pagefind's search both compile WebAssembly ('wasm-unsafe-eval' allows that and no eval
+of JavaScript); Pyodide, when it comes from the CDN,
 also needs the one folder of its pinned version. Pagefind fetches its index from the site itself.
 Workers run our own files or blobs made from them.
 """
@@ -41,7 +42,8 @@ def pyodide_cdn(config) -> str:
     return CDN.format(version=config.pyodide.version)
 
 
-def directives(config, root: Path, extra: dict | None = None, inline: tuple[str, ...] = ()) -> dict[str, list[str]]:
+def directives(config, root: Path, extra: dict | None = None,
+               inline: tuple[str, ...] = ()) -> dict[str, list[str]]:
     """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme,
     the texts of the other `inline` scripts the pages carry (the import map) and `extra` sources per
     directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
@@ -70,7 +72,8 @@ def directives(config, root: Path, extra: dict | None = None, inline: tuple[str,
 
 def policy(config, root: Path, extra: dict | None = None, inline: tuple[str, ...] = ()) -> str:
     """Return the Content-Security-Policy value for the pages' <meta http-equiv> tag."""
-    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, root, extra, inline).items())
+    found = directives(config, root, extra, inline)
+    return "; ".join(" ".join([name, *sources]) for name, sources in found.items())
 
 
 # ---- what the policy would block: resources the pages' own HTML references -------------------

@@ -26,9 +26,10 @@ function showProblems(problems) {
   const title = styled(h("h2", { id: "coursegen-problems-title" },
     `The build failed: ${problems.length} problem${problems.length === 1 ? "" : "s"}`),
   { margin: "0 0 .5rem", fontSize: "1.1rem" });
-  const note = styled(h("p", {}, "Fix the source and save; this page reloads by itself. The site shows the last good build."),
-    { margin: "0 0 .5rem" });
-  const list = styled(h("pre", {}, problems.join("\n")), { margin: "0", whiteSpace: "pre-wrap", font: "14px/1.4 monospace" });
+  const note = styled(h("p", {},
+    "Fix the source and save; this page reloads by itself. The site shows the last good build."), { margin: "0 0 .5rem" });
+  const list = styled(h("pre", {}, problems.join("\n")),
+    { margin: "0", whiteSpace: "pre-wrap", font: "14px/1.4 monospace" });
   const hide = styled(h("button", { type: "button" }, "Hide"), {
     marginTop: ".75rem", font: "inherit", padding: ".25rem .75rem", outlineOffset: "2px",
   });

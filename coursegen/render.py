@@ -86,7 +86,8 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
     modules = import_map(scripts, assets.url)
     common = {"course": course, "config": course.config, "asset": _asset_url(assets),
               "serve_mode": options.serve_mode, "total": len(course.units), "import_map": Markup(modules),
-              "csp": csp.policy(course.config, root, csp_sources, (modules,)), **appearance.page_values(course.config)}
+              "csp": csp.policy(course.config, root, csp_sources, (modules,)),
+              **appearance.page_values(course.config)}
     out: dict[str, bytes] = dict(assets.files)
     if cache:
         cache.start_render(course, root, common)

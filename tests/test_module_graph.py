@@ -22,8 +22,10 @@ DYNAMIC = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
 MAP = re.compile(r'<script type="importmap">(.*?)</script>', re.S)
 MODULE_SCRIPT = re.compile(r'<script type="module" src="([^"]+)"')
 VIEW = re.compile(r'data-view="([^"]+)"')
-THEME_JS = sorted((theme.packaged_theme() / theme.ASSETS).rglob("*.js"))
-BUILT_HTML = re.compile(r"\.innerHTML\b|\.outerHTML\s*=|insertAdjacentHTML|document\.write|createElement(?:NS)?\(")
+ASSETS = theme.packaged_theme() / theme.ASSETS
+THEME_JS = sorted(ASSETS.rglob("*.js"))
+BUILT_HTML = re.compile(r"\.innerHTML\b|\.outerHTML\s*=|insertAdjacentHTML|document\.write"
+                        r"|createElement(?:NS)?\(")
 
 
 def specifiers(js: str) -> list[str]:
@@ -60,21 +62,22 @@ def test_every_module_a_page_loads_resolves_through_its_import_map_to_a_file_of_
             for specifier in specifiers(site[path].decode()):
                 assert specifier in mapped, f"{name}: {path} imports {specifier!r}, which the import map lacks"
                 todo.append(mapped[specifier].removeprefix("./"))
-        reached |= {path for path in seen}
+        reached |= seen
     for lazy in ("vendor/codemirror.js", "vendor/ts-fsrs.js", "review/exercise.js", "dom.js", "constants.js"):
         assert any(path.startswith(f"assets/{lazy[:-3]}.") for path in reached), f"no page reaches {lazy}"
 
 
 def test_the_import_map_names_every_script_of_the_theme_and_only_files_the_site_has(site):
     mapped = import_map(site["index.html"].decode())
-    names = {file.relative_to(theme.packaged_theme() / theme.ASSETS).as_posix() for file in THEME_JS}
+    names = {file.relative_to(ASSETS).as_posix() for file in THEME_JS}
     assert set(mapped) == {f"coursegen/{name}" for name in names}
     assert all(url.removeprefix("./") in site for url in mapped.values())
     assert all(import_map(site[name].decode()) == mapped for name in site if name.endswith(".html"))
 
 
 def test_the_service_worker_precaches_every_module_of_the_graph(site):
-    precache = set(json.loads(re.search(r"const PRECACHE = (\[.*?\]);", site["sw.js"].decode(), re.S).group(1)))
+    listed = re.search(r"const PRECACHE = (\[.*?\]);", site["sw.js"].decode(), re.S).group(1)
+    precache = set(json.loads(listed))
     mapped = import_map(site["index.html"].decode())
     assert {url.removeprefix("./") for url in mapped.values()} - precache == {"sw.js"}  # itself, not a module
 
@@ -82,8 +85,8 @@ def test_the_service_worker_precaches_every_module_of_the_graph(site):
 @pytest.mark.parametrize("file", THEME_JS, ids=lambda file: file.name)
 def test_the_theme_s_scripts_import_only_names_of_the_graph(file):
     for specifier in specifiers(file.read_text(encoding="utf-8")):
-        assert specifier.startswith("coursegen/"), f"{file.name} imports {specifier!r}: name it coursegen/<asset>"
-        assert (theme.packaged_theme() / theme.ASSETS / specifier.removeprefix("coursegen/")).is_file(), specifier
+        assert specifier.startswith("coursegen/"), f"{file.name} imports {specifier!r}: name it coursegen/…"
+        assert (ASSETS / specifier.removeprefix("coursegen/")).is_file(), specifier
 
 
 def test_scripts_build_dom_only_through_dom_js():
@@ -91,12 +94,11 @@ def test_scripts_build_dom_only_through_dom_js():
     scripts = [file for file in THEME_JS if "vendor" not in file.parts and file.name != "dom.js"]
     scripts += sorted((REPO / "widgets").glob("*/view.js")) + [REPO / "coursegen" / "livereload.js"]
     for file in scripts:
-        assert not BUILT_HTML.search(file.read_text(encoding="utf-8")), f"{file}: build DOM with h() from dom.js"
+        assert not BUILT_HTML.search(file.read_text(encoding="utf-8")), f"{file}: use h() from dom.js"
 
 
 def test_the_inline_theme_script_reads_the_key_constants_js_names():
-    assets = theme.packaged_theme() / theme.ASSETS
-    key = re.search(r'export const THEME_KEY = "([^"]+)";', (assets / "constants.js").read_text()).group(1)
+    key = re.search(r'export const THEME_KEY = "([^"]+)";', (ASSETS / "constants.js").read_text()).group(1)
     inline = (theme.packaged_theme() / "partials" / "theme-init.js").read_text()
     assert re.findall(r'localStorage\.getItem\("([^"]+)"\)', inline) == [key]
     assert key not in "".join(file.read_text() for file in THEME_JS if file.name != "constants.js")
@@ -106,6 +108,6 @@ def test_the_worker_explains_a_failed_runtime_by_the_files_the_build_copies():
     # The Pyodide worker runs without the import map (workers get none), so it names the runtime's
     # files itself; they must be the ones widget_site copies for a self-hosted site (its loader aside).
     from coursegen.widget_site import RUNTIME_FILES
-    worker = (theme.packaged_theme() / theme.ASSETS / "pyodide-worker.js").read_text(encoding="utf-8")
+    worker = (ASSETS / "pyodide-worker.js").read_text(encoding="utf-8")
     listed = re.search(r"const files = \[([^\]]*)\];", worker).group(1)
     assert sorted(re.findall(r'"([^"]+)"', listed)) == sorted(set(RUNTIME_FILES) - {"pyodide.mjs"})

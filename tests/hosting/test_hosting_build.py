@@ -40,7 +40,7 @@ def test_every_inline_script_is_allowed_by_its_exact_hash_and_nothing_else_inlin
     html = mini_site[page].decode()
     policy = meta(html, "http-equiv", "Content-Security-Policy")
     scripts = inline_scripts(html)
-    assert len(scripts) == 2, "the theme script (inline so the page never flashes the wrong theme) and the import map"
+    assert len(scripts) == 2, "the theme script (inline: no flash of the wrong theme) and the import map"
     for script in scripts:
         digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         assert f"'sha256-{digest}'" in policy
