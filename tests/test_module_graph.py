@@ -97,11 +97,13 @@ def test_scripts_build_dom_only_through_dom_js():
         assert not BUILT_HTML.search(file.read_text(encoding="utf-8")), f"{file}: use h() from dom.js"
 
 
-def test_the_inline_theme_script_reads_the_key_constants_js_names():
+def test_the_inline_theme_script_reads_the_key_constants_js_names_and_is_the_only_reader():
     key = re.search(r'export const THEME_KEY = "([^"]+)";', (ASSETS / "constants.js").read_text()).group(1)
     inline = (theme.packaged_theme() / "partials" / "theme-init.js").read_text()
     assert re.findall(r'localStorage\.getItem\("([^"]+)"\)', inline) == [key]
-    assert key not in "".join(file.read_text() for file in THEME_JS if file.name != "constants.js")
+    scripts = "".join(file.read_text() for file in THEME_JS if file.name != "constants.js")
+    assert key not in scripts
+    assert "getItem(THEME_KEY)" not in scripts  # the stored theme is applied once, before first paint
 
 
 def test_the_worker_explains_a_failed_runtime_by_the_files_the_build_copies():
