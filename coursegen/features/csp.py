@@ -2,11 +2,13 @@
 
 `check_pages` warns about anything a page's own HTML loads that the policy would block.
 
-Scripts are our own files plus the one inline script (the theme set before first paint, so a dark
-page never flashes light), allowed by its hash. Features add what they need through their
-extension's `csp(config)` hook: search and widgets compile WebAssembly ('wasm-unsafe-eval' allows
-that and no eval of JavaScript), and widgets whose Pyodide comes from the CDN need the one folder
-of its pinned version. Workers run our own files or blobs made from them.
+Scripts are our own files plus two inline scripts, each allowed by its hash: the theme set before
+first paint (so a dark page never flashes light) and the import map that resolves the theme's module
+names to their content-hashed files (assets.import_map; hashed from the exact text the pages carry).
+Features add what they need through their extension's `csp(config)` hook: search and widgets
+compile WebAssembly ('wasm-unsafe-eval' allows that and no eval of JavaScript), and widgets whose
+Pyodide comes from the CDN need the one folder of its pinned version. Workers run our own files or
+blobs made from them.
 """
 from __future__ import annotations
 
@@ -34,11 +36,13 @@ def origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def directives(config, root: Path, extra: dict | None = None) -> dict[str, list[str]]:
-    """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme
-    and `extra` sources per directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
-    inline = [f"'{source_hash(file.read_text(encoding='utf-8'))}'"
-              for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
+def directives(config, root: Path, extra: dict | None = None,
+               inline: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme,
+    the texts of the other `inline` scripts the pages carry (the import map) and `extra` sources per
+    directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
+    texts = [file.read_text(encoding="utf-8") for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
+    inline = [f"'{source_hash(text)}'" for text in [*texts, *inline]]
     base = [origin(config.base_url)] if config.base_url else []
     found = {
         "default-src": ["'self'"],
@@ -59,9 +63,10 @@ def directives(config, root: Path, extra: dict | None = None) -> dict[str, list[
     return found
 
 
-def policy(config, root: Path, extra: dict | None = None) -> str:
+def policy(config, root: Path, extra: dict | None = None, inline: tuple[str, ...] = ()) -> str:
     """Return the Content-Security-Policy value for the pages' <meta http-equiv> tag."""
-    return "; ".join(" ".join([name, *sources]) for name, sources in directives(config, root, extra).items())
+    found = directives(config, root, extra, inline)
+    return "; ".join(" ".join([name, *sources]) for name, sources in found.items())
 
 
 # ---- what the policy would block: resources the pages' own HTML references -------------------

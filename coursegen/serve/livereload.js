@@ -1,6 +1,7 @@
 // Live reload for `coursegen serve` only: the development server injects this script; built sites never contain it.
 // After a good build the page reloads when it (or any asset) changed; after a failed build the problems show
 // in an overlay, announced to screen readers, until the next good build reloads the page.
+import { h } from "./dom.js";  // the theme's DOM helper, served beside this script (livereload.py)
 
 const tag = document.querySelector("script[data-coursegen-build]");
 const servedAt = Number(tag ? tag.dataset.coursegenBuild : 0);
@@ -22,34 +23,29 @@ function styled(element, style) {
 
 function showProblems(problems) {
   overlay?.remove();
-  overlay = styled(document.createElement("section"), {
+  const title = styled(h("h2", { id: "coursegen-problems-title" },
+    `The build failed: ${problems.length} problem${problems.length === 1 ? "" : "s"}`),
+  { margin: "0 0 .5rem", fontSize: "1.1rem" });
+  const note = styled(h("p", {},
+    "Fix the source and save; this page reloads by itself. The site shows the last good build."), { margin: "0 0 .5rem" });
+  const list = styled(h("pre", {}, problems.join("\n")),
+    { margin: "0", whiteSpace: "pre-wrap", font: "14px/1.4 monospace" });
+  const hide = styled(h("button", { type: "button" }, "Hide"), {
+    marginTop: ".75rem", font: "inherit", padding: ".25rem .75rem", outlineOffset: "2px",
+  });
+  hide.addEventListener("focus", () => { hide.style.outline = "3px solid #b3261e"; });
+  hide.addEventListener("blur", () => { hide.style.outline = ""; });
+  hide.addEventListener("click", () => { overlay.hidden = true; });
+  overlay = styled(h("section", { role: "alert", "aria-labelledby": title.id, "data-coursegen-overlay": "" },
+    title, note, list, hide), {
     position: "fixed", inset: "auto 1rem 1rem 1rem", zIndex: "2147483647", maxHeight: "60vh", overflow: "auto",
     background: "#fff4f4", color: "#3b0a0a", border: "3px solid #b3261e", borderRadius: "8px",
     padding: "1rem 1.25rem", font: "15px/1.45 system-ui, sans-serif", boxShadow: "0 6px 24px rgba(0,0,0,.3)",
   });
-  overlay.setAttribute("role", "alert");
-  overlay.setAttribute("aria-labelledby", "coursegen-problems-title");
-  overlay.dataset.coursegenOverlay = "";
-  const title = styled(document.createElement("h2"), { margin: "0 0 .5rem", fontSize: "1.1rem" });
-  title.id = "coursegen-problems-title";
-  title.textContent = `The build failed: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;
-  const note = styled(document.createElement("p"), { margin: "0 0 .5rem" });
-  note.textContent = "Fix the source and save; this page reloads by itself. The site shows the last good build.";
-  const list = styled(document.createElement("pre"), { margin: "0", whiteSpace: "pre-wrap", font: "14px/1.4 monospace" });
-  list.textContent = problems.join("\n");
-  const hide = styled(document.createElement("button"), {
-    marginTop: ".75rem", font: "inherit", padding: ".25rem .75rem", outlineOffset: "2px",
-  });
-  hide.type = "button";
-  hide.textContent = "Hide";
-  hide.addEventListener("focus", () => { hide.style.outline = "3px solid #b3261e"; });
-  hide.addEventListener("blur", () => { hide.style.outline = ""; });
-  hide.addEventListener("click", () => { overlay.hidden = true; });
-  overlay.append(title, note, list, hide);
   document.body.append(overlay);
 }
 
-const events = new EventSource("/__coursegen/events");
+const events = new EventSource(tag.dataset.coursegenEvents);
 events.addEventListener("message", (message) => {
   const event = JSON.parse(message.data);
   if (event.type === "error") {

@@ -2,9 +2,12 @@
 
 The development server injects one script tag into every HTML page it sends (the files in
 site/ are never changed, so they stay byte-identical to a build). The script, served from
-this package, listens on EVENTS_PATH: after a good build it reloads the page if the page or
+this package, listens on EVENTS_PATH (which the script tag names, so the path is written here
+only): after a good build it reloads the page if the page or
 any asset changed; after a failed one it shows the problems in an overlay until the next good
-build. Nothing of this exists outside `serve`.
+build. It builds the overlay with the theme's DOM helper, served beside it as DOM_PATH (the
+packaged theme's assets/dom.js), since the problems page has no import map. Nothing of this
+exists outside `serve`.
 """
 from __future__ import annotations
 
@@ -13,10 +16,14 @@ import json
 import threading
 from pathlib import Path
 
+from coursegen.theme.files import ASSETS, packaged_theme
+
 PREFIX = "/__coursegen/"
 SCRIPT_PATH = PREFIX + "livereload.js"
 EVENTS_PATH = PREFIX + "events"
 SCRIPT_FILE = Path(__file__).with_name("livereload.js")
+DOM_PATH = PREFIX + "dom.js"  # livereload.js imports it as "./dom.js"
+SCRIPTS = {SCRIPT_PATH: SCRIPT_FILE, DOM_PATH: packaged_theme() / ASSETS / "dom.js"}  # served path → file
 KEEPALIVE_SECONDS = 15
 
 
@@ -51,7 +58,8 @@ class Channel:
 
 def inject(html: bytes, serial: int) -> bytes:
     """Return the page with the live-reload script tag added before `</body>`."""
-    tag = f'<script type="module" src="{SCRIPT_PATH}" data-coursegen-build="{serial}"></script>\n'.encode()
+    tag = (f'<script type="module" src="{SCRIPT_PATH}" data-coursegen-build="{serial}" '
+           f'data-coursegen-events="{EVENTS_PATH}"></script>\n').encode()
     at = html.rfind(b"</body>")
     return html[:at] + tag + html[at:] if at >= 0 else html + tag
 

@@ -106,8 +106,8 @@ class LiveHandler(QuietHandler):
         path = self.path.split("?", 1)[0]
         if path == livereload.EVENTS_PATH:
             return self.send_events()
-        if path == livereload.SCRIPT_PATH:
-            return self.send_body(200, livereload.SCRIPT_FILE.read_bytes(), "text/javascript")
+        if path in livereload.SCRIPTS:
+            return self.send_body(200, livereload.SCRIPTS[path].read_bytes(), "text/javascript")
         file = Path(self.translate_path(path))
         if file.is_dir():
             file = file / "index.html"

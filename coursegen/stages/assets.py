@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import posixpath
 from pathlib import Path
+from urllib.parse import quote
 
 from coursegen.theme import files as theme
 
@@ -31,6 +33,19 @@ class Assets:
     def url(self, name: str) -> str:
         """Return the hashed site path of a stored asset (KeyError names a missing one)."""
         return self.urls[name]
+
+
+MODULE_PREFIX = "coursegen/"  # the theme's scripts import one another as "coursegen/<asset name>"
+
+
+def import_map(names, url) -> str:
+    """Return the pages' import map: each of the JavaScript asset `names` as "coursegen/<name>", mapped to
+    its hashed URL (`url(name)`) relative to the site root. The page inlines this text and the
+    Content-Security-Policy allows it by the hash of these exact characters."""
+    imports = {MODULE_PREFIX + name: "./" + quote(url(name))
+               for name in sorted(names) if name.endswith(".js")}
+    # Inside <script> only "</script" could end the block early: "<" is written as a JSON escape.
+    return json.dumps({"imports": imports}, indent=1).replace("<", "\\u003c")
 
 
 def load_theme_assets(root: Path) -> Assets:

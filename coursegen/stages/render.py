@@ -13,7 +13,7 @@ from markupsafe import Markup
 from coursegen.theme import appearance
 from coursegen.features import csp
 from coursegen.theme import files as theme
-from coursegen.stages.assets import Assets, load_theme_assets
+from coursegen.stages.assets import Assets, import_map, load_theme_assets
 from coursegen.errors import Problem
 from coursegen.model import Course, Unit
 from coursegen.paths import climbs_out
@@ -81,12 +81,15 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
     folders = theme.folders(root)
     env = cache.environment(folders) if cache else make_environment(folders)  # cache: incremental.BuildCache
     assets = load_theme_assets(root)
+    scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
         assets.urls.update(extra_assets.urls)
         assets.files.update(extra_assets.files)
+    modules = import_map(scripts, assets.url)
     common = {"course": course, "config": course.config, "asset": _asset_url(assets),
-              "serve_mode": options.serve_mode, "total": len(course.units),
-              "csp": csp.policy(course.config, root, csp_sources), **appearance.page_values(course.config)}
+              "serve_mode": options.serve_mode, "total": len(course.units), "import_map": Markup(modules),
+              "csp": csp.policy(course.config, root, csp_sources, (modules,)),
+              **appearance.page_values(course.config)}
     out: dict[str, bytes] = dict(assets.files)
     if cache:
         cache.start_render(course, root, common)

@@ -1,16 +1,9 @@
 // Page runtime: theme toggle, offline service worker, answers opened for print.
-// Widgets and reviews load their own modules where the page has them.
+// Widgets and reviews load their own modules where the page has them. The stored theme is applied
+// once, before first paint, by the inline partials/theme-init.js; this script only changes it.
+import { THEME_KEY } from "coursegen/constants.js";
+
 const root = document.documentElement;
-const THEME_KEY = "coursegen:theme";
-
-function readTheme() {
-  try { return localStorage.getItem(THEME_KEY); } catch { return null; }
-}
-
-function applyTheme(theme) {
-  if (theme === "dark" || theme === "light") root.dataset.theme = theme;
-  else delete root.dataset.theme;
-}
 
 function setupThemeToggle(button) {
   const isDark = () => root.dataset.theme === "dark" ||
@@ -21,7 +14,7 @@ function setupThemeToggle(button) {
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", sync);  // the system switched
   button.addEventListener("click", () => {
     const next = isDark() ? "light" : "dark";
-    applyTheme(next);
+    root.dataset.theme = next;
     try { localStorage.setItem(THEME_KEY, next); } catch { /* private mode: theme lasts this page */ }
     sync();
   });
@@ -43,7 +36,6 @@ function expandForPrint() {
   addEventListener("afterprint", () => opened.forEach((d) => { d.open = false; }));
 }
 
-applyTheme(readTheme());
 const toggle = document.querySelector("[data-theme-toggle]");
 if (toggle) setupThemeToggle(toggle);
 registerServiceWorker(root.dataset.serviceWorker);

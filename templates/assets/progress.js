@@ -1,9 +1,11 @@
 // Course-wide progress kept in this browser only: units visited, reviews done, answers and scores,
 // and each scored question's review schedule. Missing, old or corrupt storage is never fatal: it
 // is read field by field and anything unexpected is dropped.
+import { SCORE_LABELS } from "coursegen/constants.js";
+
 export const FORMAT = "coursegen-progress";
 export const VERSION = 1;
-export const SCORES = ["yes", "partly", "no"];
+export const SCORES = Object.keys(SCORE_LABELS);  // yes, partly, no
 const CARD_NUMBERS = ["stability", "difficulty", "elapsed_days", "scheduled_days", "learning_steps",
   "reps", "lapses", "state"];
 const SAFE_URL = /^[a-z0-9]+(?:-[a-z0-9]+)*\.html(?:#[A-Za-z0-9_-]+)?$/;

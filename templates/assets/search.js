@@ -1,6 +1,8 @@
 // Site search with Pagefind. Its script loads only when search first opens, and each query then
 // fetches only the index chunks and page fragments it needs. Open with the header button or "/",
 // close with Escape; each result is one section of a page and links to it.
+import { h } from "coursegen/dom.js";
+
 const dialog = document.querySelector("[data-search]");
 const opener = document.querySelector("[data-search-open]");
 const PAGES = 8;  // pages whose fragments a query loads: the first results, not every page that matches
@@ -32,33 +34,21 @@ async function sections(query) {
 }
 
 function highlighted(excerpt) {
-  // Pagefind's excerpt is text with < and > escaped and <mark> around the matched words. Parsed
-  // in an inert <template>, only its text and those marks are kept: nothing in it can run or load.
-  const template = document.createElement("template");
-  template.innerHTML = excerpt;
-  return [...template.content.childNodes].map((node) => {
-    if (node.nodeName !== "MARK") return document.createTextNode(node.textContent);
-    const mark = document.createElement("mark");
-    mark.textContent = node.textContent;
-    return mark;
-  });
+  // Pagefind's excerpt is HTML: escaped text with <mark> around the matched words. It is read in a
+  // separate, inert document (nothing in it can run or load) and only its text and marks are
+  // built into this page, as text nodes and new <mark> elements.
+  const parsed = new DOMParser().parseFromString(excerpt, "text/html").body;
+  return [...parsed.childNodes].map((node) => (node.nodeName === "MARK" ? h("mark", {}, node.textContent)
+    : node.textContent));
 }
 
 function resultItem({ page, section }) {
-  const item = document.createElement("li");
-  const link = document.createElement("a");
-  link.href = new URL(section.url, document.baseURI).href;
-  link.className = "search-hit-title";
   const title = page.meta.title;
-  link.textContent = section.anchor ? `${title} › ${section.title}` : title;
-  const where = document.createElement("span");
-  where.className = "search-hit-where";
-  where.textContent = page.meta.label ?? "";
-  const text = document.createElement("p");
-  text.className = "search-hit-text";
-  text.append(...highlighted(section.excerpt));
-  item.append(link, " ", where, text);
-  return item;
+  return h("li", {},
+    h("a", { href: new URL(section.url, document.baseURI).href, class: "search-hit-title" },
+      section.anchor ? `${title} › ${section.title}` : title),
+    " ", h("span", { class: "search-hit-where" }, page.meta.label ?? ""),
+    h("p", { class: "search-hit-text" }, ...highlighted(section.excerpt)));
 }
 
 async function show(query) {

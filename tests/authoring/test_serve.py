@@ -13,7 +13,8 @@ import urllib.request
 import pytest
 
 from helpers import REPO
-from coursegen.serve.livereload import EVENTS_PATH, SCRIPT_PATH
+from coursegen.serve.livereload import DOM_PATH, EVENTS_PATH, SCRIPT_PATH
+from coursegen.theme.files import packaged_theme
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve.server import LiveServer
 
@@ -172,7 +173,9 @@ def test_the_reload_script_is_served_but_never_written_into_the_site(live, mini_
     server, events = live
     events.next()
     script = fetch(server.url + SCRIPT_PATH.lstrip("/"))
-    assert "EventSource" in script
+    assert "EventSource" in script and 'from "./dom.js"' in script
+    helper = fetch(server.url + DOM_PATH.lstrip("/"))  # the overlay's DOM helper, the theme's own
+    assert helper == (packaged_theme() / "assets" / "dom.js").read_text(encoding="utf-8")
     for file in (mini_course / "site").rglob("*"):
         if file.is_file():
             assert b"__coursegen" not in file.read_bytes(), file

@@ -1,15 +1,15 @@
 // Checks of the browser-side store and helpers, run by test_progress_store.py under Node:
 // `node progress_checks.mjs <check name>` exits 0 when the check holds.
 import assert from "node:assert/strict";
-import { pathToFileURL } from "node:url";
+import { register } from "node:module";
 
-const assets = new URL("../../templates/assets/", pathToFileURL(process.argv[1]));
-const progress = await import(new URL("progress.js", assets));
-const schedule = await import(new URL("review/schedule.js", assets));
-const choice = await import(new URL("review/choice.js", assets));
-const tally = await import(new URL("review/tally.js", assets));
-const fsrs = await import(new URL("vendor/ts-fsrs.js", assets));
-const marks = await import(new URL("review/marks.js", assets));
+register("./theme_modules.mjs", import.meta.url);  // the theme's modules import one another as "coursegen/…"
+const progress = await import("coursegen/progress.js");
+const schedule = await import("coursegen/review/schedule.js");
+const choice = await import("coursegen/review/choice.js");
+const tally = await import("coursegen/review/tally.js");
+const fsrs = await import("coursegen/vendor/ts-fsrs.js");
+const marks = await import("coursegen/review/marks.js");
 
 function memoryStorage(initial = {}) {
   const items = { ...initial };
@@ -39,7 +39,8 @@ const checks = {
     const root = { querySelectorAll: () => ["constructor", "toString", "kda"].map(item) };
     const data = progress.emptyProgress("C");
     data.visited.kda = true;
-    globalThis.document = { createElement: () => ({}) };  // the one DOM call markUnits makes for a marked unit
+    // the one DOM call markUnits makes for a marked unit (through dom.js's h)
+    globalThis.document = { createElement: () => ({ setAttribute() {}, append() {} }) };
     marks.markUnits(root, data);
     assert.deepEqual(marked, ["kda"]);
   },

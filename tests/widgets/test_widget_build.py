@@ -73,7 +73,8 @@ def test_the_page_shows_the_default_results_as_plain_html(outputs):
 
 
 def test_pages_without_widgets_load_no_widget_code(outputs):
-    plain = outputs["plain.html"].decode()
+    # the import map names every script of the theme, widgets.js too; naming it loads nothing
+    plain = re.sub(r'<script type="importmap">.*?</script>', "", outputs["plain.html"].decode(), flags=re.S)
     assert "widgets." not in plain and "data-widget" not in plain
     gauges = outputs["gauges.html"].decode()
     assert gauges.count('<script type="module" src="assets/widgets.') == 1

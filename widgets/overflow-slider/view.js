@@ -1,14 +1,10 @@
 // Overflow slider view: numbers and verdict by data-out, bars of log10(1/Γ) per position.
-const SVG = "http://www.w3.org/2000/svg";
+import { svg } from "coursegen/dom.js";
 
 function drawBars(group, result) {
   while (group.children.length > result.log10.length) group.lastElementChild.remove();
   while (group.children.length < result.log10.length) {
-    const bar = document.createElementNS(SVG, "rect");
-    bar.setAttribute("x", `${group.children.length}.1`);
-    bar.setAttribute("y", "0");
-    bar.setAttribute("width", "0.8");
-    group.append(bar);
+    group.append(svg("rect", { x: `${group.children.length}.1`, y: "0", width: "0.8" }));
   }
   result.log10.forEach((value, i) => {
     group.children[i].setAttribute("height", String(value));

@@ -1,5 +1,7 @@
 // Multiple choice: options in a per-learner stable shuffled order; choosing one locks the question,
 // marks it right or wrong, shows the explanations and scores itself (right = yes, wrong = no).
+import { h } from "coursegen/dom.js";
+import { dueText, nextText } from "coursegen/review/schedule.js";
 
 /** Return a 32-bit FNV-1a hash of a string. */
 export function hash(text) {
@@ -16,7 +18,7 @@ export function stableShuffle(items, seed) {
 
 /** Enhance one choice question; return { reset } for the tally's reset button. */
 export function enhance(question, ctx) {
-  const { el, store } = ctx;
+  const { store } = ctx;
   const key = ctx.keyOf(question);
   const list = question.querySelector("[data-options]");
   const answer = question.querySelector("[data-answer]");
@@ -25,11 +27,11 @@ export function enhance(question, ctx) {
   const correct = Number(answer.querySelector("[data-feedback][data-correct]").dataset.feedback);
   const items = stableShuffle([...list.querySelectorAll(":scope > li[data-option]")], `${ctx.seed}:${key}`);
   list.append(...items);
-  const buttons = items.map((item) => optionButton(item, el));
-  const verdicts = items.map((item) => item.appendChild(el("span", { class: "choice-verdict-mark" })));
-  const again = el("button", { type: "button", class: "question-again" }, "Answer again");
-  const next = el("p", { class: "question-next" });
-  answer.after(el("div", { class: "question-score" }, next, again));
+  const buttons = items.map((item) => optionButton(item));
+  const verdicts = items.map((item) => item.appendChild(h("span", { class: "choice-verdict-mark" })));
+  const again = h("button", { type: "button", class: "question-again" }, "Answer again");
+  const next = h("p", { class: "question-next" });
+  answer.after(h("div", { class: "question-score" }, next, again));
 
   const show = () => {
     const chosen = store.record(key).choice;
@@ -37,7 +39,7 @@ export function enhance(question, ctx) {
     answer.hidden = !locked;
     answer.open = locked;
     again.hidden = !locked;
-    next.textContent = locked ? ctx.nextText(store.record(key).card, new Date()) : "";
+    next.textContent = locked ? nextText(store.record(key).card, new Date()) : "";
     items.forEach((item, i) => markOption(item, buttons[i], verdicts[i], locked ? chosen : null, correct));
     for (const note of answer.querySelectorAll("[data-feedback]")) {
       note.classList.toggle("is-chosen", locked && Number(note.dataset.feedback) === chosen);
@@ -52,7 +54,7 @@ export function enhance(question, ctx) {
     const card = await scheduled;
     show(); // again, now with the next-review date
     const verdict = chosen === correct ? "Correct." : "Not right; the correct option is marked.";
-    ctx.announce(`${verdict} Next review ${ctx.dueText(card.due, new Date())}.`);
+    ctx.announce(`${verdict} Next review ${dueText(card.due, new Date())}.`);
   }));
   again.addEventListener("click", () => {
     store.update(key, { choice: undefined, score: undefined });
@@ -65,8 +67,8 @@ export function enhance(question, ctx) {
 }
 
 /** Turn an option's content into one button (an option that is a single paragraph loses the <p>). */
-function optionButton(item, el) {
-  const button = el("button", { type: "button", class: "choice-option", "data-choose": item.dataset.option });
+function optionButton(item) {
+  const button = h("button", { type: "button", class: "choice-option", "data-choose": item.dataset.option });
   const content = item.children.length === 1 && item.firstElementChild.tagName === "P" ? item.firstElementChild : item;
   button.append(...content.childNodes);
   item.replaceChildren(button);

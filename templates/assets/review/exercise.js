@@ -3,9 +3,14 @@
 // the reference solution unlocks, and the checks score it (all pass = yes, some = partly, none = no),
 // which the learner may change. A run that takes longer than RUN_LIMIT_MS ends its worker; the next
 // run starts a fresh one, which gets the runtime's files from the page instead of downloading them again.
+// The code editor (vendored CodeMirror) loads when the learner starts on the code.
+import { SCORE_LABELS } from "coursegen/constants.js";
+import { h } from "coursegen/dom.js";
+import { scoreGroup } from "coursegen/review/recall.js";
+import { dueText } from "coursegen/review/schedule.js";
+
 const RUN_LIMIT_MS = 5000;
 const BOOT_LIMIT_MS = 90000;
-const SCORE_LABELS = { yes: "Yes", partly: "Partly", no: "No" };
 const INDENT = "    ";
 
 /** One Pyodide worker shared by the page's exercises; replaced after a run out of time. */
@@ -80,7 +85,7 @@ const pythonFor = (spec) => (shared ??= new ExercisePython(spec.runtime, pagePac
 
 /** Enhance one exercise; return { restore, reset } for the tally's buttons. */
 export function enhance(question, ctx) {
-  const { el, store } = ctx;
+  const { store } = ctx;
   const key = ctx.keyOf(question);
   const spec = JSON.parse(question.querySelector("[data-exercise-checks]").textContent);
   for (const name of spec.packages) pagePackages.add(name);
@@ -90,17 +95,17 @@ export function enhance(question, ctx) {
   const answer = question.querySelector("[data-answer]");
   const id = question.id;
   code.setAttribute("aria-describedby", `${id}-keys`);
-  const keys = el("p", { class: "exercise-keys", id: `${id}-keys` },
+  const keys = h("p", { class: "exercise-keys", id: `${id}-keys` },
     "Tab indents and Shift+Tab dedents; press Esc, then Tab, to leave the code box.");
-  const run = el("button", { type: "button", class: "exercise-run" }, "Run");
-  const check = el("button", { type: "button", class: "exercise-check" }, "Check");
-  const restart = el("button", { type: "button", class: "exercise-restart" }, "Start again from the starter code");
-  const status = el("p", { class: "exercise-status", role: "status", "aria-live": "polite" });
-  const output = el("pre", { class: "exercise-output", hidden: true });
-  const results = el("ul", { class: "exercise-results", hidden: true });
-  starterBox.after(el("div", { class: "exercise-editor" },
-    keys, el("div", { class: "exercise-buttons" }, run, check, restart), status, output, results));
-  const scores = ctx.scoreGroup(question, ctx, {
+  const run = h("button", { type: "button", class: "exercise-run" }, "Run");
+  const check = h("button", { type: "button", class: "exercise-check" }, "Check");
+  const restart = h("button", { type: "button", class: "exercise-restart" }, "Start again from the starter code");
+  const status = h("p", { class: "exercise-status", role: "status", "aria-live": "polite" });
+  const output = h("pre", { class: "exercise-output", hidden: true });
+  const results = h("ul", { class: "exercise-results", hidden: true });
+  starterBox.after(h("div", { class: "exercise-editor" },
+    keys, h("div", { class: "exercise-buttons" }, run, check, restart), status, output, results));
+  const scores = scoreGroup(question, ctx, {
     label: "Did you get it? The checks scored it; change the score if they were unfair.",
     again() { store.update(key, { revealed: false, score: undefined }); focusCode(); },
   });
@@ -122,7 +127,7 @@ export function enhance(question, ctx) {
     if (upgrading) return;
     upgrading = true;
     try {
-      const { createEditor } = await ctx.loadEditor();
+      const { createEditor } = await import("coursegen/vendor/codemirror.js");
       const { selectionStart, selectionEnd } = code;
       const hadFocus = document.activeElement === code;
       editor = createEditor(code, { onChange(text) { code.value = text; code.dispatchEvent(new Event("input")); } });
@@ -180,7 +185,7 @@ export function enhance(question, ctx) {
       return;
     }
     const passed = report.results.filter((r) => r.passed).length;
-    showResults(results, report.results, el);
+    showResults(results, report.results);
     const score = passed === report.results.length ? "yes" : passed > 0 ? "partly" : "no";
     store.update(key, { code: code.value, revealed: true });
     const scheduled = ctx.score(question, score);
@@ -189,7 +194,7 @@ export function enhance(question, ctx) {
     status.textContent = `${summary} The reference solution is unlocked.`;
     const card = await scheduled;
     sync();
-    ctx.announce(`${summary} Next review ${ctx.dueText(card.due, new Date())}.`);
+    ctx.announce(`${summary} Next review ${dueText(card.due, new Date())}.`);
   });
   scores.onScore = sync;
   const restore = () => {
@@ -201,14 +206,14 @@ export function enhance(question, ctx) {
 }
 
 /** List each check: passed, or failed with its input and expected against actual (or the error). */
-function showResults(list, results, el) {
+function showResults(list, results) {
   const text = (value) => JSON.stringify(value).slice(0, 300);
   const firstFailure = results.findIndex((r) => !r.passed);
   list.replaceChildren(...results.map((r, i) => {
-    const item = el("li", { class: r.passed ? "exercise-pass" : "exercise-fail" },
-      el("strong", {}, r.passed ? "Passed: " : "Failed: "), r.name);
+    const item = h("li", { class: r.passed ? "exercise-pass" : "exercise-fail" },
+      h("strong", {}, r.passed ? "Passed: " : "Failed: "), r.name);
     if (i === firstFailure) {
-      item.append(el("br"), `Input: ${text(r.args)}`, el("br"),
+      item.append(h("br"), `Input: ${text(r.args)}`, h("br"),
         r.error ? `Error: ${r.error}` : `Expected ${text(r.expected)}, got ${text(r.actual)}`);
     }
     return item;

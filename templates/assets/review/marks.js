@@ -1,5 +1,6 @@
 // Progress marks outside the questions: "visited" and "review done" on the course map and the
 // progress map, and on the course map the questions due for review, as links.
+import { h } from "coursegen/dom.js";
 
 /** Add a visited / review-done mark to every [data-unit] item in a course or progress map. */
 export function markUnits(root, data) {
@@ -11,15 +12,12 @@ export function markUnits(root, data) {
     item.querySelector(".progress-visited")?.remove();
     item.classList.toggle("is-visited", Boolean(label));
     if (!label) continue;
-    const mark = document.createElement("span");
-    mark.className = "progress-visited";
-    mark.textContent = label;
-    item.append(" ", mark);
+    item.append(" ", h("span", { class: "progress-visited" }, label));
   }
 }
 
 /** Fill the course map's due-for-review section (hidden until there is something to say). */
-export function showDue(section, due, el) {
+export function showDue(section, due) {
   if (!section) return;
   const count = section.querySelector("[data-due-count]");
   const list = section.querySelector("[data-due-list]");
@@ -30,5 +28,5 @@ export function showDue(section, due, el) {
     return;
   }
   count.textContent = due.length === 1 ? "1 question is due for review." : `${due.length} questions are due for review.`;
-  list.replaceChildren(...due.map((item) => el("li", {}, el("a", { href: item.url }, item.prompt))));
+  list.replaceChildren(...due.map((item) => h("li", {}, h("a", { href: item.url }, item.prompt))));
 }

@@ -1,6 +1,8 @@
 // Recall, explain and excerpt questions: commit an answer (typed, or "on paper / aloud"), then the
 // model answer unlocks, then an honest self-score: yes, partly or no.
-const SCORE_LABELS = { yes: "Yes", partly: "Partly", no: "No" };
+import { SCORE_LABELS } from "coursegen/constants.js";
+import { h } from "coursegen/dom.js";
+import { dueText, nextText } from "coursegen/review/schedule.js";
 
 /** Enhance one question element; return { restore, reset } for the tally's buttons. */
 export function enhance(question, ctx) {
@@ -48,38 +50,36 @@ export function enhance(question, ctx) {
 
 /** Return the commit step: a text box, the "on paper or aloud" tick, a timer, the reveal button. */
 function commitControls(question, ctx) {
-  const { el } = ctx;
   const id = question.id;
-  const text = el("textarea", { id: `${id}-text`, rows: 3, class: "question-text", "aria-describedby": `${id}-lock` });
-  const aloud = el("input", { type: "checkbox", id: `${id}-aloud` });
-  const reveal = el("button", { type: "button", class: "question-reveal", "aria-describedby": `${id}-lock` },
+  const text = h("textarea", { id: `${id}-text`, rows: 3, class: "question-text", "aria-describedby": `${id}-lock` });
+  const aloud = h("input", { type: "checkbox", id: `${id}-aloud` });
+  const reveal = h("button", { type: "button", class: "question-reveal", "aria-describedby": `${id}-lock` },
     "Reveal the model answer");
-  const lock = el("p", { class: "question-lock", id: `${id}-lock` },
+  const lock = h("p", { class: "question-lock", id: `${id}-lock` },
     "Type your answer, or tick the box once you have answered on paper or aloud; then the answer unlocks.");
-  const node = el("div", { class: "question-commit" },
-    el("label", { for: text.id }, "Your answer"), text,
-    el("label", { class: "question-aloud", for: aloud.id }, aloud, " I answered on paper or aloud"),
+  const node = h("div", { class: "question-commit" },
+    h("label", { for: text.id }, "Your answer"), text,
+    h("label", { class: "question-aloud", for: aloud.id }, aloud, " I answered on paper or aloud"),
     timer(question, ctx), reveal, lock);
   return { node, text, aloud, reveal, lock };
 }
 
 /** Return the yes / partly / no buttons, the next-review line and "Answer again" (which runs `again()` and then
- * refreshes); `label` is the group's visible question. Exercises use it too (through ctx.scoreGroup). */
+ * refreshes); `label` is the group's visible question. Exercises use it too. */
 export function scoreGroup(question, ctx, { again: restart, label = "Did you get it?" }) {
-  const { el } = ctx;
   const buttons = Object.entries(SCORE_LABELS).map(([value, label]) =>
-    el("button", { type: "button", class: `score-${value}`, "data-score": value, "aria-pressed": "false" }, label));
-  const next = el("p", { class: "question-next" });
-  const again = el("button", { type: "button", class: "question-again" }, "Answer again");
-  const node = el("div", { class: "question-score", role: "group", "aria-label": "Did you get it?" },
-    el("p", { class: "question-score-label" }, label), ...buttons, next, again);
+    h("button", { type: "button", class: `score-${value}`, "data-score": value, "aria-pressed": "false" }, label));
+  const next = h("p", { class: "question-next" });
+  const again = h("button", { type: "button", class: "question-again" }, "Answer again");
+  const node = h("div", { class: "question-score", role: "group", "aria-label": "Did you get it?" },
+    h("p", { class: "question-score-label" }, label), ...buttons, next, again);
   const group = {
     node,
     onScore: () => {},
     show(record) {
       node.hidden = record.revealed !== true;
       for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.score === record.score));
-      next.textContent = record.score ? ctx.nextText(record.card, new Date()) : "";
+      next.textContent = record.score ? nextText(record.card, new Date()) : "";
       again.hidden = !record.score;
     },
   };
@@ -89,7 +89,7 @@ export function scoreGroup(question, ctx, { again: restart, label = "Did you get
       group.onScore();
       const card = await scheduled;
       group.onScore(); // again, now with the next-review date
-      ctx.announce(`Scored ${SCORE_LABELS[button.dataset.score].toLowerCase()}. Next review ${ctx.dueText(card.due, new Date())}.`);
+      ctx.announce(`Scored ${SCORE_LABELS[button.dataset.score].toLowerCase()}. Next review ${dueText(card.due, new Date())}.`);
     });
   }
   again.addEventListener("click", () => {
@@ -103,9 +103,8 @@ export function scoreGroup(question, ctx, { again: restart, label = "Did you get
 function timer(question, ctx) {
   const seconds = Number(question.dataset.seconds);
   if (!seconds) return "";
-  const { el } = ctx;
-  const clock = el("span", { class: "question-timer", "aria-hidden": "true" });
-  const button = el("button", { type: "button", class: "question-timer-start" }, `Start a ${seconds} s timer`);
+  const clock = h("span", { class: "question-timer", "aria-hidden": "true" });
+  const button = h("button", { type: "button", class: "question-timer-start" }, `Start a ${seconds} s timer`);
   let left = 0;
   let handle = 0;
   button.addEventListener("click", () => {
@@ -119,5 +118,5 @@ function timer(question, ctx) {
       if (left <= 0) { clearInterval(handle); ctx.announce("Time is up."); }
     }, 1000);
   });
-  return el("span", { class: "question-timer-group" }, button, " ", clock);
+  return h("span", { class: "question-timer-group" }, button, " ", clock);
 }

@@ -1,5 +1,7 @@
 // The tally: answered / total, yes / partly / no per lesson and per topic, and what to revisit,
 // as links to the lessons and sections behind every "no" or "partly".
+import { h } from "coursegen/dom.js";
+
 const originals = new WeakMap(); // the build-time study-guide lists, kept to copy links from
 
 /** Return the counts the tally shows for these questions and their stored records. */
@@ -34,13 +36,13 @@ function compare(a, b) {
 }
 
 /** Redraw the tally section from the stored scores. */
-export function update(section, questions, recordOf, el) {
+export function update(section, questions, recordOf) {
   const tally = count(questions, recordOf);
   const box = section.querySelector("[data-tally-revisit]");
   if (!originals.has(box)) originals.set(box, box.cloneNode(true));
   section.querySelector("[data-tally-summary]").textContent = summary(tally);
-  section.querySelector("[data-tally-table]").replaceChildren(table(originals.get(box), tally, el));
-  revisitList(box, originals.get(box), tally, el);
+  section.querySelector("[data-tally-table]").replaceChildren(table(originals.get(box), tally));
+  revisitList(box, originals.get(box), tally);
 }
 
 function summary({ totals, total, revisit }) {
@@ -50,13 +52,13 @@ function summary({ totals, total, revisit }) {
   return `${scored} Revisit ${revisit.lessons.size === 1 ? "one unit" : `${revisit.lessons.size} units`}, listed below.`;
 }
 
-function table(original, { rows }, el) {
-  const head = el("tr", {}, el("th", { scope: "col" }, "Lesson or topic"),
-    ...["Yes", "Partly", "No", "Not yet"].map((t) => el("th", { scope: "col" }, t)));
-  const body = [...rows].map(([name, c]) => el("tr", {},
-    el("th", { scope: "row" }, rowLabel(original, name)),
-    ...[c.yes, c.partly, c.no, c.open].map((n) => el("td", {}, String(n)))));
-  return el("table", {}, el("caption", {}, "Your self-scores"), el("thead", {}, head), el("tbody", {}, ...body));
+function table(original, { rows }) {
+  const head = h("tr", {}, h("th", { scope: "col" }, "Lesson or topic"),
+    ...["Yes", "Partly", "No", "Not yet"].map((t) => h("th", { scope: "col" }, t)));
+  const body = [...rows].map(([name, c]) => h("tr", {},
+    h("th", { scope: "row" }, rowLabel(original, name)),
+    ...[c.yes, c.partly, c.no, c.open].map((n) => h("td", {}, String(n)))));
+  return h("table", {}, h("caption", {}, "Your self-scores"), h("thead", {}, head), h("tbody", {}, ...body));
 }
 
 function rowLabel(original, name) {
@@ -66,10 +68,10 @@ function rowLabel(original, name) {
   return item ? item.textContent.trim() : `Unit ${value}`;
 }
 
-function revisitList(box, original, { revisit, totals }, el) {
+function revisitList(box, original, { revisit, totals }) {
   if (!totals.answered) { box.replaceChildren(...original.cloneNode(true).childNodes); return; }
   if (!revisit.lessons.size) {
-    box.replaceChildren(el("p", { class: "tally-clear" }, "Nothing to revisit: every question you scored was a yes."));
+    box.replaceChildren(h("p", { class: "tally-clear" }, "Nothing to revisit: every question you scored was a yes."));
     return;
   }
   const sections = [...revisit.sections];
@@ -78,22 +80,22 @@ function revisitList(box, original, { revisit, totals }, el) {
     if (!lesson) return null;
     const page = lesson.getAttribute("href");
     const own = sections.filter((url) => url.split("#")[0] === page);
-    const nested = own.map((url) => sectionLink(original, url, el, true)).filter(Boolean);
-    return el("li", {}, el("a", { href: page }, lesson.textContent),
-      ...(nested.length ? [el("ul", {}, ...nested)] : []));
+    const nested = own.map((url) => sectionLink(original, url, true)).filter(Boolean);
+    return h("li", {}, h("a", { href: page }, lesson.textContent),
+      ...(nested.length ? [h("ul", {}, ...nested)] : []));
   }).filter(Boolean);
   const pages = new Set(links.map((li) => li.firstChild.getAttribute("href")));
   for (const url of sections.filter((u) => !pages.has(u.split("#")[0]))) {
-    const item = sectionLink(original, url, el, false);
+    const item = sectionLink(original, url, false);
     if (item) links.push(item);
   }
-  box.replaceChildren(el("p", {}, "Revisit these before moving on:"), el("ul", { class: "tally-revisit-list" }, ...links));
+  box.replaceChildren(h("p", {}, "Revisit these before moving on:"), h("ul", { class: "tally-revisit-list" }, ...links));
 }
 
-function sectionLink(original, url, el, nested) {
+function sectionLink(original, url, nested) {
   const item = original.querySelector(`[data-revisit-target="${CSS.escape(url)}"]`);
   const link = item?.querySelector("a");
   if (!link) return null;
   const text = nested && item.dataset.heading ? `Section: ${item.dataset.heading}` : `Section: ${link.textContent}`;
-  return el("li", {}, el("a", { href: link.getAttribute("href") }, text));
+  return h("li", {}, h("a", { href: link.getAttribute("href") }, text));
 }

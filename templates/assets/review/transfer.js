@@ -1,5 +1,6 @@
 // The tally's buttons: reset this page's answers, export all course progress to a JSON file, and
 // import such a file back. Imported files go through the same checks as stored progress.
+import { h } from "coursegen/dom.js";
 
 /** Wire the tally's action buttons and show them (they need JavaScript, so start hidden). */
 export function mount(section, ctx) {
@@ -14,7 +15,7 @@ export function mount(section, ctx) {
   });
   section.querySelector("[data-tally-export]").addEventListener("click", () => {
     const blob = new Blob([ctx.store.exportText()], { type: "application/json" });
-    const link = ctx.el("a", { href: URL.createObjectURL(blob), download: fileName(ctx.store.data.course) });
+    const link = h("a", { href: URL.createObjectURL(blob), download: fileName(ctx.store.data.course) });
     document.body.append(link);
     link.click();
     link.remove();
