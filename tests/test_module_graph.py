@@ -92,7 +92,7 @@ def test_the_theme_s_scripts_import_only_names_of_the_graph(file):
 def test_scripts_build_dom_only_through_dom_js():
     from helpers import REPO
     scripts = [file for file in THEME_JS if "vendor" not in file.parts and file.name != "dom.js"]
-    scripts += sorted((REPO / "widgets").glob("*/view.js")) + [REPO / "coursegen" / "livereload.js"]
+    scripts += sorted((REPO / "widgets").glob("*/view.js")) + [REPO / "coursegen" / "serve" / "livereload.js"]
     for file in scripts:
         assert not BUILT_HTML.search(file.read_text(encoding="utf-8")), f"{file}: use h() from dom.js"
 
