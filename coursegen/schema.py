@@ -49,7 +49,7 @@ def check(data, schema: Schema, path: str, problems: Problems, line: int = 1) ->
         kind = schema.keys.get(key)
         if kind is None:
             near = did_you_mean(key, schema.keys)
-            problems.error(path, at, f"unknown {schema.noun} '{key}'" + (f" in {schema.what}" if schema.located else ""),
+            problems.error(path, at, f"unknown {schema.key_name(key)}",
                            (near + " " if near else "") + f"known {schema.noun}s are: " + ", ".join(schema.keys))
         elif not fits(value, kind):
             problems.error(path, at, f"{schema.key_name(key)} must be {type_names(kind)}, found {value!r}",
@@ -64,7 +64,7 @@ def check(data, schema: Schema, path: str, problems: Problems, line: int = 1) ->
 
 def fits(value, kind) -> bool:
     """Return whether `value` has the type `kind` allows; true and false are not numbers here."""
-    kinds = tuple(dict if isinstance(k, Schema) else k for k in (kind if isinstance(kind, tuple) else (kind,)))
+    kinds = tuple(dict if isinstance(k, Schema) else k for k in _alternatives(kind))
     if isinstance(value, bool) and bool not in kinds and object not in kinds:
         return False
     return isinstance(value, kinds)
@@ -72,8 +72,12 @@ def fits(value, kind) -> bool:
 
 def type_names(kind) -> str:
     """Return the allowed types in words: 'a list', 'an int or float'."""
-    names = [("dict" if isinstance(k, Schema) else k.__name__) for k in (kind if isinstance(kind, tuple) else (kind,))]
+    names = ["dict" if isinstance(k, Schema) else k.__name__ for k in _alternatives(kind)]
     return ("an " if names[0][0] in "aeiou" else "a ") + " or ".join(names)
+
+
+def _alternatives(kind) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
 
 
 def shown(value, width: int = 60) -> str:
