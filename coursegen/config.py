@@ -76,12 +76,14 @@ PYTHON = Schema("python", {"package": str})
 PYODIDE = Schema("pyodide", {"source": str, "version": str, "path": str, "integrity": str})
 THEME = Schema("theme", {"accent": str, "accent_dark": str, "extra_css": list, "extra_js": list, "logo": str,
                          "favicon": str})
-CSP = Schema("csp", {directive: (str, list) for directive in CSP_DIRECTIVES}, noun="CSP directive", located=False)
+CSP = Schema("csp", {directive: (str, list) for directive in CSP_DIRECTIVES},
+             noun="CSP directive", located=False)
 TOP = Schema(CONFIG_NAME, {"title": str, "description": str, "base_url": str, "language": str,
                            "units": list, "pyodide": PYODIDE, "theme": THEME, "python": PYTHON,
                            "extensions": list, "callouts": (list, dict), "csp": CSP, "limits": dict},
              required={"title": "title: My course"})
-UNIT = Schema("a unit", {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list},
+UNIT = Schema("a unit", {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool,
+                         "topics": list},
               required={"slug": "slug: first-steps"})
 HEX_COLOUR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
 

@@ -153,7 +153,8 @@ def _case(case, fallback_line: int, env: dict) -> dict | None:
     """Return one case as written (checked), or None after reporting."""
     path, problems = env["path"], env["problems"]
     line = case.line if hasattr(case, "line") else fallback_line
-    if not isinstance(case, dict) or len(check(case, CASE, path, problems, line)) < len(case) or blank(case.get("name")):
+    checked = check(case, CASE, path, problems, line)  # a case that is no mapping is reported there too
+    if not isinstance(case, dict) or len(checked) < len(case) or blank(case.get("name")):
         return None  # reported by check
     if ("args" in case) == ("generate" in case):
         problems.error(path, line, f"check '{case['name']}' needs either 'args' (literal inputs) or 'generate' "

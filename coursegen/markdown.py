@@ -142,7 +142,7 @@ def split_info(info: str) -> tuple[str, str]:
 
 
 def parse_attrs(rest: str, env: dict, line: int, allowed: dict) -> dict:
-    """Parse `{key: value, …}` (YAML flow) after a block name, checking keys against `allowed` (key → type)."""
+    """Parse `{key: value, …}` (YAML flow) after a block name, checking it against `allowed` (key → type)."""
     if not rest.strip():
         return {}
     problems, path = env["problems"], env["path"]
@@ -151,7 +151,8 @@ def parse_attrs(rest: str, env: dict, line: int, allowed: dict) -> dict:
     except YamlError as err:
         problems.error(path, line, err.message.replace("malformed YAML", "malformed block attributes"))
         return {}
-    return dict(check(data, Schema("block attributes", allowed, noun="attribute", located=False), path, problems, line))
+    schema = Schema("block attributes", allowed, noun="attribute", located=False)
+    return dict(check(data, schema, path, problems, line))
 
 
 def _render_fence(self, tokens, idx, options, env):
