@@ -141,15 +141,15 @@ def _worker(limits: Limits) -> "Worker":
 
 def parse_limits(data, path: str, problems: Problems) -> Limits:
     """Return course.yaml's `limits:` (seconds per call of author code, MiB of memory), reporting bad values."""
-    from coursegen.stages.config import check_mapping  # here: config imports this module for Limits
-    good = check_mapping(data, LIMITS_KEYS, path, problems, "limits")
+    from coursegen.schema import Schema, check  # here: a worker process imports this module, and needs no YAML
+    good = check(data, Schema("limits", LIMITS_KEYS), path, problems)
     seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
-        problems.error(path, data.line_of("seconds"), f"limits: seconds must be a number of seconds from "
+        problems.error(path, good.line_of("seconds"), f"limits: seconds must be a number of seconds from "
                                                       f"0 to 3600, found {seconds!r}")
         seconds = Limits.seconds
     if isinstance(memory, bool) or not isinstance(memory, int) or memory < MIN_MEMORY_MB:
-        problems.error(path, data.line_of("memory_mb"), f"limits: memory_mb must be a whole number of MiB, "
+        problems.error(path, good.line_of("memory_mb"), f"limits: memory_mb must be a whole number of MiB, "
                                                         f"at least {MIN_MEMORY_MB}, found {memory!r}")
         memory = Limits.memory_mb
     return Limits(float(seconds), memory)

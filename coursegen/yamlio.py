@@ -1,7 +1,26 @@
-"""YAML loading that remembers where every mapping key was written, for error messages."""
+"""YAML loading that remembers where every mapping key was written, for error messages.
+
+Reading and round-trip editing (`coursegen new`, scaffold.py) use the one library, ruamel.yaml.
+Reading takes its safe loader, which gives plain dicts and lists, rather than the round-trip one,
+whose comment-keeping maps and scalar types would reach pages, messages and caches, and which is
+slower still; the composed nodes carry each key's line all the same.
+"""
 from __future__ import annotations
 
-import yaml
+import re
+from collections.abc import Hashable
+
+from ruamel.yaml.composer import Composer
+from ruamel.yaml.constructor import ConstructorError, SafeConstructor
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.parser import Parser
+from ruamel.yaml.reader import Reader
+from ruamel.yaml.resolver import BaseResolver, implicit_resolvers
+from ruamel.yaml.scanner import Scanner
+
+TOKEN_TUPLE = re.compile(r"\(('[^']*'),\)")
+BOOL, FLOAT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:float"
 
 
 class LineDict(dict):
@@ -18,7 +37,7 @@ class LineDict(dict):
 MAX_INT_DIGITS = 100
 
 
-class RefusedYaml(yaml.MarkedYAMLError):
+class RefusedYaml(MarkedYAMLError):
     """YAML that parses but that the build refuses: aliases, duplicate keys, endless integers."""
 
 
@@ -26,7 +45,40 @@ def _refuse(node, message: str):
     return RefusedYaml(problem=message, problem_mark=node.start_mark)
 
 
-class _LineMixin:
+class _Resolver(BaseResolver):
+    """YAML 1.1 as course files have always been read (by PyYAML): `yes`, `on` are true and `017` is
+    octal, but `y`, `n` stay text and so does `1e-9` (a float needs its dot), where ruamel's own 1.1
+    rules read those as a boolean and a number."""
+
+    processing_version = (1, 1)  # for the constructor's octal and base-60 integers
+
+
+for _versions, _tag, _regexp, _first in implicit_resolvers:
+    if (1, 1) in _versions and _tag not in (BOOL, FLOAT):
+        _Resolver.add_implicit_resolver_base(_tag, _regexp, _first)
+_Resolver.add_implicit_resolver_base(BOOL, re.compile(r"""^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE
+                                                      |on|On|ON|off|Off|OFF)$""", re.X), list("yYnNtTfFoO"))
+_Resolver.add_implicit_resolver_base(FLOAT, re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+                                                       |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+                                                       |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+                                                       |[-+]?\.(?:inf|Inf|INF)
+                                                       |\.(?:nan|NaN|NAN))$""", re.X), list("-+0123456789."))
+
+
+class _LineLoader(Reader, Scanner, Parser, Composer, SafeConstructor, _Resolver):
+    """ruamel.yaml's safe loader, making LineDicts and refusing what course files have no need of."""
+
+    max_depth = None  # ruamel's composer reads it; RecursionError bounds the depth instead
+    comment_handling = None
+
+    def __init__(self, text: str):
+        Reader.__init__(self, text, loader=self)
+        Scanner.__init__(self, loader=self)
+        Parser.__init__(self, loader=self)
+        Composer.__init__(self, loader=self)
+        SafeConstructor.__init__(self, loader=self)
+        _Resolver.__init__(self, loadumper=self)
+
     def construct_object(self, node, deep=False):
         # A node met twice is an alias ('*name'). A few lines of aliases to aliases stand for
         # billions of values ("billion laughs"); course files have no need of them.
@@ -34,13 +86,21 @@ class _LineMixin:
             raise _refuse(node, "YAML anchors and aliases ('&name', '*name') are not supported; write the value out")
         return super().construct_object(node, deep)
 
-    def construct_mapping(self, node, deep=False):
+    def construct_yaml_map(self, node):
+        # Built in one go (ruamel's own yields an empty dict first, for the recursive structures
+        # only aliases make, and reads merged keys twice); then each key's line is recorded.
         merges = any(k.tag == "tag:yaml.org,2002:merge" for k, _ in node.value)
-        mapping = LineDict(super().construct_mapping(node, deep=True))
-        mapping.line = node.start_mark.line + 1
-        mapping.lines = {}
+        self.flatten_mapping(node)
+        mapping = LineDict()
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, Hashable):
+                raise ConstructorError("while constructing a mapping", node.start_mark,
+                                       "found unhashable key", key_node.start_mark)
+            mapping[key] = self.construct_object(value_node, deep=True)
+        mapping.line, mapping.lines = node.start_mark.line + 1, {}
         for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
+            if isinstance(key_node, ScalarNode):
                 key = self.constructed_objects[key_node]
                 if key in mapping.lines and not merges:
                     above = key_node.start_mark.line + 1 - mapping.lines[key]
@@ -49,6 +109,9 @@ class _LineMixin:
                 mapping.lines[key] = key_node.start_mark.line + 1
         return mapping
 
+    def construct_yaml_seq(self, node):
+        return self.construct_sequence(node, deep=True)
+
     def construct_yaml_int(self, node):
         # Python refuses to read or print integers of more than 4300 digits; no course needs 100.
         if len(node.value) > MAX_INT_DIGITS:
@@ -56,17 +119,9 @@ class _LineMixin:
         return super().construct_yaml_int(node)
 
 
-class _LineLoader(_LineMixin, yaml.SafeLoader):
-    pass
-
-
-class _FastLineLoader(_LineMixin, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """libyaml's loader (several times faster); errors are re-read by _LineLoader for its wording."""
-
-
-for _loader in (_LineLoader, _FastLineLoader):
-    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _loader.construct_mapping)
-    _loader.add_constructor("tag:yaml.org,2002:int", _loader.construct_yaml_int)
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_yaml_map)
+_LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_seq)
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
 
 
 class YamlError(ValueError):
@@ -83,30 +138,31 @@ def load_yaml(text: str, first_line: int = 1):
         for number, row in enumerate(text.splitlines(), first_line):
             if "\t" in row[: len(row) - len(row.lstrip())]:
                 raise YamlError(number, "YAML indentation uses a tab; indent with spaces")
-    try:  # the fast loader first; on a YAML error the pure-Python one below gives the usual message
-        return _load(text, _FastLineLoader, first_line)
-    except yaml.YAMLError:
-        pass
+    loader = None
     try:
-        return _load(text, _LineLoader, first_line)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line = (mark.line if mark else 0) + first_line
-        raise YamlError(line, f"malformed YAML: {err.problem or err.context}") from None
-    except yaml.YAMLError as err:
-        raise YamlError(first_line, f"malformed YAML: {err}") from None
-
-
-def _load(text: str, loader, first_line: int):
-    """Return the document read by `loader`; what the build refuses raises YamlError, other YAML errors pass."""
-    try:
-        data = yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader subclasses
+        loader = _LineLoader(text)  # its reader checks the characters at once
+        data = loader.get_single_data()
         _shift(data, first_line - 1)
     except RefusedYaml as err:
         raise YamlError(err.problem_mark.line + first_line, err.problem) from None
     except RecursionError:
         raise YamlError(first_line, "YAML nested too deeply") from None
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line = (mark.line if mark else 0) + first_line
+        raise YamlError(line, f"malformed YAML: {_tidy(err.problem or err.context)}") from None
+    except YAMLError as err:
+        raise YamlError(first_line, f"malformed YAML: {err}") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
     return data
+
+
+def _tidy(problem: str) -> str:
+    """Return a parser message with the token named as PyYAML names it: ruamel.yaml 0.19 writes
+    "but found ('<block mapping start>',)" where it means "but found '<block mapping start>'"."""
+    return TOKEN_TUPLE.sub(r"\1", problem)
 
 
 def _shift(data, offset: int) -> None:

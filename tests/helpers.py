@@ -6,6 +6,8 @@ import shutil
 import threading
 from pathlib import Path
 
+from ruamel.yaml import YAML
+
 from coursegen.cli import main as cli_main
 from coursegen.serve.server import make_server
 
@@ -27,6 +29,11 @@ def copy_course(source: Path, dest: Path, templates_from: Path = REPO) -> Path:
         if (REPO / extra).exists() and not (dest / extra).exists():
             (dest / extra).symlink_to(REPO / extra)
     return dest
+
+
+def read_yaml(text: str):
+    """Return a YAML document as plain data (ruamel.yaml's safe loader, YAML 1.2: `on` is a key, not true)."""
+    return YAML(typ="safe", pure=True).load(text)
 
 
 def run_cli(capsys, *args) -> tuple[int, str, str]:

@@ -8,12 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from helpers import FIXTURES, run_cli
+from helpers import FIXTURES, read_yaml, run_cli
 from coursegen.cli import main as cli_main
 
-CASES = yaml.safe_load((FIXTURES / "bad" / "cases.yaml").read_text())
+CASES = read_yaml((FIXTURES / "bad" / "cases.yaml").read_text())
 TIME_BOUND = 30  # seconds: generous, so not a timing test, but a build that hangs fails instead of blocking
 
 

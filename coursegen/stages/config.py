@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursegen.author_code import Limits, parse_limits
-from coursegen.errors import Problems, did_you_mean
+from coursegen.errors import Problems
 from coursegen.paths import climbs_out
+from coursegen.schema import Schema, blank, check
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
 CONFIG_NAME = "course.yaml"
@@ -68,38 +69,23 @@ class CourseConfig:
     csp: tuple[tuple[str, tuple[str, ...]], ...] = ()  # extra allowed sources: (directive, sources)
 
 
-TOP_KEYS = {"title": str, "description": str, "base_url": str, "language": str,
-            "units": list, "pyodide": dict, "theme": dict, "python": dict,
-            "extensions": list, "callouts": (list, dict), "csp": dict, "limits": dict}
 CSP_DIRECTIVES = ("default-src", "script-src", "style-src", "img-src", "font-src", "connect-src", "media-src",
                   "frame-src", "worker-src", "manifest-src")
 CSP_SOURCE = re.compile(r"^(?:https?://[A-Za-z0-9.*-]+(?::\d+)?(?:/[^\s;,']*)?|https?:|data:|blob:|'self')$")
-PYTHON_KEYS = {"package": str}
-UNIT_KEYS = {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list}
-PYODIDE_KEYS = {"source": str, "version": str, "path": str, "integrity": str}
-THEME_KEYS = {"accent": str, "accent_dark": str, "extra_css": list, "extra_js": list, "logo": str, "favicon": str}
+PYTHON = Schema("python", {"package": str})
+PYODIDE = Schema("pyodide", {"source": str, "version": str, "path": str, "integrity": str})
+THEME = Schema("theme", {"accent": str, "accent_dark": str, "extra_css": list, "extra_js": list, "logo": str,
+                         "favicon": str})
+CSP = Schema("csp", {directive: (str, list) for directive in CSP_DIRECTIVES},
+             noun="CSP directive", located=False)
+TOP = Schema(CONFIG_NAME, {"title": str, "description": str, "base_url": str, "language": str,
+                           "units": list, "pyodide": PYODIDE, "theme": THEME, "python": PYTHON,
+                           "extensions": list, "callouts": (list, dict), "csp": CSP, "limits": dict},
+             required={"title": "title: My course"})
+UNIT = Schema("a unit", {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool,
+                         "topics": list},
+              required={"slug": "slug: first-steps"})
 HEX_COLOUR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
-
-
-def check_mapping(data, schema: dict, path: str, problems: Problems, what: str) -> dict:
-    """Report unknown keys and wrongly typed values; return the keys that passed."""
-    if not isinstance(data, dict):
-        problems.error(path, getattr(data, "line", 1), f"{what} must be a mapping of keys to values")
-        return {}
-    good = {}
-    for key, value in data.items():
-        line = data.line_of(key) if isinstance(data, LineDict) else 1
-        if key not in schema:
-            near = did_you_mean(key, schema)
-            problems.error(path, line, f"unknown key '{key}' in {what}",
-                           (near + " " if near else "") + "allowed keys: " + ", ".join(schema))
-        elif not isinstance(value, schema[key]) or (schema[key] is int and isinstance(value, bool)):
-            kinds = schema[key] if isinstance(schema[key], tuple) else (schema[key],)
-            problems.error(path, line, f"'{key}' in {what} must be a {' or '.join(k.__name__ for k in kinds)}, "
-                                       f"found {type(value).__name__} {value!r}")
-        else:
-            good[key] = value
-    return good
 
 
 def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
@@ -114,12 +100,10 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
         return None
     if isinstance(data, dict) and "units" in data and data["units"] is None:
         data["units"] = []  # `units:` with nothing under it yet: a course with no units
-    top = check_mapping(data if data is not None else LineDict(), TOP_KEYS, path, problems, CONFIG_NAME)
-    if "title" not in top:
-        problems.error(path, 1, "course.yaml has no 'title'", "add a line such as: title: My course")
+    top = check(data if data is not None else LineDict(), TOP, path, problems)
     entries = data.get("units", []) if isinstance(data, dict) else []
     units = tuple(_parse_units(entries, path, problems))
-    if not units and require_units and isinstance(entries, list):  # units that are no list: check_mapping said so at their line
+    if not units and require_units and isinstance(entries, list):  # units that are no list: check said so at their line
         problems.error(path, 1, "course.yaml lists no units", "add a 'units:' list of lesson and review slugs")
     base_url = top.get("base_url", "")
     if base_url and not re.match(r"^https?://", base_url):
@@ -128,32 +112,32 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
         problems.error(path, data.line_of("base_url"), f"base_url {base_url!r} is not a plain http(s) address",
                        "write a host and an optional path, such as https://example.org/course/; "
                        "no spaces, quotes, ';', ',', '?' or '#'")
-    pyodide = check_mapping(top.get("pyodide", LineDict()), PYODIDE_KEYS, path, problems, "pyodide")
+    pyodide = top.get("pyodide", LineDict())
     if pyodide.get("source", "cdn") not in ("cdn", "local"):
-        problems.error(path, top["pyodide"].line_of("source"),
+        problems.error(path, pyodide.line_of("source"),
                        f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}")
     if climbs_out(pyodide.get("path", "")):  # by name only: node_modules may well be a link elsewhere
-        problems.error(path, top["pyodide"].line_of("path"), f"pyodide path {pyodide['path']!r} is outside the course",
+        problems.error(path, pyodide.line_of("path"), f"pyodide path {pyodide['path']!r} is outside the course",
                        "name a folder inside the course, such as node_modules/pyodide")
-    theme = check_mapping(top.get("theme", LineDict()), THEME_KEYS, path, problems, "theme")
+    theme = top.get("theme", LineDict())
     for key in ("accent", "accent_dark"):
         if key in theme and not HEX_COLOUR.match(theme[key]):
-            problems.error(path, top["theme"].line_of(key), f"theme {key} must be a colour such as '#1f5fbf', "
-                                                            f"found {theme.pop(key)!r}")
+            problems.error(path, theme.line_of(key), f"theme {key} must be a colour such as '#1f5fbf', "
+                                                     f"found {theme.pop(key)!r}")
     for key in ("extra_css", "extra_js"):
         if key in theme and not all(isinstance(item, str) and item for item in theme[key]):
-            problems.error(path, top["theme"].line_of(key), f"theme {key} must list file paths, found {theme.pop(key)!r}")
-    python = check_mapping(top.get("python", LineDict()), PYTHON_KEYS, path, problems, "python")
+            problems.error(path, theme.line_of(key), f"theme {key} must list file paths, found {theme.pop(key)!r}")
+    python = top.get("python", LineDict())
     package = python.get("package", PythonConfig.package)
     if not package.isidentifier() or keyword.iskeyword(package):
-        problems.error(path, top["python"].line_of("package"),
+        problems.error(path, python.line_of("package"),
                        f"python package must be a Python name such as 'kernels', found {package!r}",
                        "it is the name of a folder in the course, imported as `import <name>`")
         python.pop("package")
     return CourseConfig(title=top.get("title", ""), description=top.get("description", ""),
                         base_url=base_url.rstrip("/") + "/" if base_url else "",
                         language=top.get("language", "en"), units=units,
-                        pyodide=PyodideConfig(**pyodide), theme=theme, python=PythonConfig(**python),
+                        pyodide=PyodideConfig(**pyodide), theme=dict(theme), python=PythonConfig(**python),
                         limits=parse_limits(top.get("limits", LineDict()), path, problems),
                         extensions=_extensions(top, data, path, problems),
                         callouts=_callouts(top, data, path, problems), csp=_csp_sources(top, path, problems))
@@ -185,19 +169,13 @@ def _callouts(top: dict, data: LineDict, path: str, problems: Problems) -> tuple
 
 def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Return `csp:` as (directive, sources): extra sources the pages may load from, checked one by one."""
-    data = top.get("csp", LineDict())
+    data = top.get("csp", LineDict())  # its directives: checked by the CSP schema
     good = []
     for directive, sources in data.items():
-        line = data.line_of(directive) if isinstance(data, LineDict) else 1
-        if directive not in CSP_DIRECTIVES:
-            problems.error(path, line, f"unknown CSP directive '{directive}'",
-                           (did_you_mean(directive, CSP_DIRECTIVES) + " " if did_you_mean(directive, CSP_DIRECTIVES)
-                            else "") + "allowed: " + ", ".join(CSP_DIRECTIVES))
-            continue
         sources = [sources] if isinstance(sources, str) else sources
-        bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)] if isinstance(sources, list) else [sources]
+        bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)]
         if bad:
-            problems.error(path, line, f"CSP {directive} source {bad[0]!r} is not an allowed source",
+            problems.error(path, data.line_of(directive), f"CSP {directive} source {bad[0]!r} is not an allowed source",
                            "give origins or folders such as https://example.org or https://example.org/media/")
             continue
         good.append((directive, tuple(sources)))
@@ -206,18 +184,17 @@ def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, t
 
 def _parse_units(entries, path: str, problems: Problems):
     """Yield UnitConfig for each well-formed entry of `units:`, reporting the rest."""
-    if not isinstance(entries, list):  # reported by check_mapping
+    if not isinstance(entries, list):  # reported by check
         return
     seen: dict[str, int] = {}
     for entry in entries:
         if isinstance(entry, str):
             entry = LineDict(slug=entry)
             entry.lines = {}
-        good = check_mapping(entry, UNIT_KEYS, path, problems, "a unit")
         line = getattr(entry, "line", 1)
+        good = check(entry, UNIT, path, problems, line)
         slug = good.get("slug", "")
-        if not slug:
-            problems.error(path, line, "a unit has no 'slug'", "every unit needs a slug such as: slug: first-steps")
+        if blank(slug):  # reported by check
             continue
         if not SLUG.match(slug):
             problems.error(path, line, f"slug {slug!r} must be lowercase letters, digits and single hyphens")
@@ -231,8 +208,8 @@ def _parse_units(entries, path: str, problems: Problems):
             problems.error(path, line, f"unit kind must be 'lesson' or 'review', found {kind!r}")
         topics = good.pop("topics", [])
         if not all(isinstance(t, str) and t.strip() for t in topics):
-            problems.error(path, entry.line_of("topics"), f"'topics' of unit '{slug}' must be a list of short texts")
-        yield UnitConfig(line=line, topics=tuple(t for t in topics if isinstance(t, str)), **good)
+            problems.error(path, good.line_of("topics"), f"'topics' of unit '{slug}' must be a list of short texts")
+        yield UnitConfig(line=line, topics=tuple(t for t in topics if isinstance(t, str)), **dict(good))
 
 
 def load_config(root: Path, problems: Problems, read=None, require_units: bool = True) -> CourseConfig | None:

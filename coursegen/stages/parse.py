@@ -27,10 +27,12 @@ from coursegen.features.csp import page_resources
 from coursegen.errors import Problems, did_you_mean
 from coursegen.model import Heading, Link, Page, Source
 from coursegen.paths import OUTSIDE_HINT, inside_course
+from coursegen.schema import Schema, check
 from coursegen.yamlio import YamlError, load_yaml
 
-FRONT_MATTER_KEYS = {"title": str, "summary": str, "kicker": str, "lede": str,
-                     "draft": bool, "number": int, "template": str}
+FRONT_MATTER = Schema("front matter", {"title": str, "summary": str, "kicker": str, "lede": str,
+                                       "draft": bool, "number": int, "template": str},
+                      required={"title": "title: First steps"}, noun="front-matter key", located=False)
 FRONT_MATTER_DEFAULTS = {"title": "", "summary": "", "kicker": "", "lede": "",
                          "draft": False, "number": None, "template": ""}
 
@@ -117,22 +119,7 @@ def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
     except YamlError as err:
         problems.error(path, err.line, err.message)
         return meta
-    if not isinstance(data, dict):
-        problems.error(path, 2, "front matter must be a mapping such as 'title: …'")
-        return meta
-    for key, value in data.items():
-        expected = FRONT_MATTER_KEYS.get(key)
-        if expected is None:
-            near = did_you_mean(key, FRONT_MATTER_KEYS)
-            problems.error(path, data.line_of(key), f"unknown front-matter key '{key}'",
-                           (near + " " if near else "") + "known keys are: " + ", ".join(FRONT_MATTER_KEYS))
-        elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            problems.error(path, data.line_of(key), f"front-matter '{key}' must be a {expected.__name__}, "
-                                                    f"found {value!r}")
-        else:
-            meta[key] = value
-    if not meta["title"].strip():
-        problems.error(path, 2, "front matter has no 'title'", "add a line such as: title: First steps")
+    meta.update(check(data, FRONT_MATTER, path, problems, line=2))
     return meta
 
 
@@ -154,7 +141,7 @@ def split_info(info: str) -> tuple[str, str]:
 
 
 def parse_attrs(rest: str, env: dict, line: int, allowed: dict) -> dict:
-    """Parse `{key: value, …}` (YAML flow) after a block name, checking keys against `allowed`."""
+    """Parse `{key: value, …}` (YAML flow) after a block name, checking it against `allowed` (key → type)."""
     if not rest.strip():
         return {}
     problems, path = env["problems"], env["path"]
@@ -163,20 +150,8 @@ def parse_attrs(rest: str, env: dict, line: int, allowed: dict) -> dict:
     except YamlError as err:
         problems.error(path, line, err.message.replace("malformed YAML", "malformed block attributes"))
         return {}
-    if not isinstance(data, dict):
-        problems.error(path, line, f"block attributes must be written as {{key: value}}, found {rest.strip()!r}")
-        return {}
-    good = {}
-    for key, value in data.items():
-        if key not in allowed:
-            near = did_you_mean(key, allowed)
-            problems.error(path, line, f"unknown attribute '{key}'",
-                           (near + " " if near else "") + "known attributes are: " + ", ".join(allowed))
-        elif not isinstance(value, allowed[key]):
-            problems.error(path, line, f"attribute '{key}' must be {allowed[key].__name__}, found {value!r}")
-        else:
-            good[key] = value
-    return good
+    schema = Schema("block attributes", allowed, noun="attribute", located=False)
+    return dict(check(data, schema, path, problems, line))
 
 
 def _render_fence(self, tokens, idx, options, env):

@@ -5,16 +5,15 @@ from __future__ import annotations
 import re
 
 import pytest
-import yaml
 
-from helpers import REPO
+from helpers import REPO, read_yaml
 
 WORKFLOW = REPO / ".github" / "workflows" / "pages.yml"
 
 
 @pytest.fixture(scope="module")
 def workflow() -> dict:
-    return yaml.safe_load(WORKFLOW.read_text())
+    return read_yaml(WORKFLOW.read_text())
 
 
 def steps(workflow: dict, job: str) -> list[dict]:
@@ -45,7 +44,7 @@ def test_the_build_job_caches_pip_and_runs_the_documented_build_command(workflow
 
 def test_the_deploy_job_has_the_permissions_and_environment_pages_requires(workflow):
     # `on` is read by YAML 1.1 as the boolean True.
-    triggers = workflow.get("on", workflow.get(True))
+    triggers = workflow["on"]
     assert "push" in triggers and "workflow_dispatch" in triggers
     assert workflow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
     deploy = workflow["jobs"]["deploy"]

@@ -9,7 +9,10 @@ import shutil
 import pytest
 
 from coursegen.features.questions import harness as exercise_harness
+from coursegen.features.questions import exercises
+from coursegen.errors import Problems
 from coursegen.cache import author_code_uses
+from coursegen.yamlio import load_yaml
 from helpers import FIXTURES, REPO, copy_course, run_cli
 
 CHECKS = re.compile(r'<script type="application/json" data-exercise-checks>(.*?)</script>', re.S)
@@ -73,6 +76,19 @@ def test_the_page_keeps_the_reference_inside_its_details_and_out_of_the_checks(c
     assert "while abs(g_min)" not in json.dumps(checks)
     assert checks["packages"] == [] and checks["cases"][0] == {"name": "K3's floor of -5", "args": [-5], "expected": 17}
     assert checks["runtime"]["worker"].startswith("assets/pyodide-worker.")
+
+
+def test_a_check_case_that_is_no_mapping_or_has_an_unknown_key_is_reported_at_its_line():
+    problems = Problems()
+    env = {"path": "lessons/a.md", "problems": problems}
+    assert exercises._case(5, 7, env) is None
+    assert exercises._case(load_yaml("{name: two, arg: [2]}", first_line=9), 7, env) is None
+    assert exercises._case(load_yaml("{args: [2]}", first_line=10), 7, env) is None
+    assert [p.format() for p in problems.items] == [
+        "lessons/a.md:7: a check case must be a mapping of keys to values, found 5",
+        "lessons/a.md:9: unknown key 'arg' in a check case\n    hint: did you mean 'args'? "
+        "known keys are: name, args, expected, assert, generate, seed, count",
+        "lessons/a.md:10: a check case has no 'name'\n    hint: add a line such as: name: a floor of -5"]
 
 
 def test_the_harness_reports_the_line_in_the_checked_code():

@@ -4,11 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
-from helpers import run_cli
+from helpers import read_yaml, run_cli
 
-CASES = yaml.safe_load((Path(__file__).parent / "bad_questions.yaml").read_text())
+CASES = read_yaml((Path(__file__).parent / "bad_questions.yaml").read_text())
 
 
 def edit(root: Path, case: dict) -> None:

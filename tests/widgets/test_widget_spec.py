@@ -19,7 +19,7 @@ CASES = [
     ("    step: 4", "    step: 0.5", f"{SPEC}:14: parameter 'tile' is int, so its min, max and step must be integers"),
     ('    label: "Tile length L"', "", f"{SPEC}:14: parameter 'tile' lacks label"),
     ("    step: 0.5", "    step: 0.0001", f"{SPEC}:4: precompute would bake 1440016 states, more than 2000"),
-    ('title: "Will one tile overflow BF16?"', "", f"{SPEC}:1: widget spec has no 'title'"),
+    ('title: "Will one tile overflow BF16?"', "", f"{SPEC}:1: a widget spec has no 'title'"),
     ("    unit: tokens", "    units: tokens", f"{SPEC}:21: unknown key 'units' in parameter 'tile'"),
 ]
 

@@ -22,14 +22,15 @@ from coursegen.features.questions import harness as exercise_harness
 from coursegen.author_code import AuthorCodeStopped
 from coursegen.features.calc.extension import LIMIT_HINT, kernel_names
 from coursegen.features.calc.evaluate import CalcError
-from coursegen.errors import did_you_mean
 from coursegen.stages.parse import split_info
+from coursegen.schema import Schema, blank, check
 from coursegen.yamlio import YamlError, load_yaml
 
 ROLES = ("starter", "solution", "checks")
-CHECK_KEYS = {"function": str, "tolerance": (int, float), "cases": list}
-CASE_KEYS = {"name": str, "args": list, "expected": object, "assert": str, "generate": str, "seed": int,
-             "count": int}
+CHECKS = Schema("the exercise's checks", {"function": str, "tolerance": (int, float), "cases": list},
+                hints={"tolerance": "YAML reads 1e-9 as text: write 1.0e-9"})
+CASE = Schema("a check case", {"name": str, "args": list, "expected": object, "assert": str, "generate": str,
+                               "seed": int, "count": int}, required={"name": "name: a floor of -5"})
 DEFAULT_TOLERANCE = 1e-9
 MIN_TOLERANCE = 1e-10  # baked floats keep 12 significant digits: a tighter tolerance could fail on them
 FIGURES = 12
@@ -124,18 +125,7 @@ def _checks(fence, env: dict) -> dict | None:
     if not isinstance(data, dict):
         problems.error(path, first, "the exercise's checks must be a mapping with 'function' and 'cases'")
         return None
-    good = True
-    for key, value in data.items():
-        if key not in CHECK_KEYS:
-            near = did_you_mean(key, CHECK_KEYS)
-            problems.error(path, data.line_of(key), f"unknown key '{key}' in the exercise's checks",
-                           (near + " " if near else "") + "known keys are: " + ", ".join(CHECK_KEYS))
-            good = False
-        elif not isinstance(value, CHECK_KEYS[key]) or isinstance(value, bool):
-            hint = "YAML reads 1e-9 as text: write 1.0e-9" if key == "tolerance" else ""
-            problems.error(path, data.line_of(key), f"'{key}' in the exercise's checks has the wrong type: {value!r}",
-                           hint)
-            good = False
+    good = len(check(data, CHECKS, path, problems, first)) == len(data)  # every key known and of its type
     for key in ("function", "cases"):
         if key not in data:
             problems.error(path, first, f"the exercise's checks name no '{key}'",
@@ -163,21 +153,9 @@ def _case(case, fallback_line: int, env: dict) -> dict | None:
     """Return one case as written (checked), or None after reporting."""
     path, problems = env["path"], env["problems"]
     line = case.line if hasattr(case, "line") else fallback_line
-    if not isinstance(case, dict):
-        problems.error(path, line, f"a check case must be a mapping such as {{name: …, args: […]}}, found {case!r}")
-        return None
-    for key, value in case.items():
-        if key not in CASE_KEYS:
-            near = did_you_mean(key, CASE_KEYS)
-            problems.error(path, line, f"unknown key '{key}' in a check case",
-                           (near + " " if near else "") + "known keys are: " + ", ".join(CASE_KEYS))
-            return None
-        if not isinstance(value, CASE_KEYS[key]) or (CASE_KEYS[key] is int and isinstance(value, bool)):
-            problems.error(path, line, f"'{key}' in a check case has the wrong type: {value!r}")
-            return None
-    if not case.get("name", "").strip():
-        problems.error(path, line, "a check case has no 'name'", "name it for the learner, e.g. name: a floor of -5")
-        return None
+    checked = check(case, CASE, path, problems, line)  # a case that is no mapping is reported there too
+    if not isinstance(case, dict) or len(checked) < len(case) or blank(case.get("name")):
+        return None  # reported by check
     if ("args" in case) == ("generate" in case):
         problems.error(path, line, f"check '{case['name']}' needs either 'args' (literal inputs) or 'generate' "
                        "(a Python expression over `rng`, giving the argument list)")

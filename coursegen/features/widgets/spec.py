@@ -13,14 +13,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursegen.stages.config import check_mapping, read_text
+from coursegen.stages.config import read_text
 from coursegen.errors import Problems, choices_hint
+from coursegen.schema import Schema, check
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
 WIDGET_FILES = ("spec.yaml", "widget.py", "view.js", "style.css", "result.html")
 TEXT_FILES = ("spec.yaml", "widget.py", "result.html")  # read as text by the build: they must be UTF-8
-SPEC_KEYS = {"title": str, "summary": str, "params": dict, "outputs": dict,
-             "live_only": list, "precompute": object, "packages": list}
+SPEC = Schema("a widget spec", {"title": str, "summary": str, "params": dict, "outputs": dict,
+                                "live_only": list, "precompute": object, "packages": list},
+              required={"title": "title: Growth step by step"})
 PARAM_KEYS = {"type": str, "min": object, "max": object, "step": object,
               "choices": list, "default": object, "label": str, "unit": str, "help": str}
 PARAM_TYPES = ("float", "int", "choice")
@@ -153,14 +155,12 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
         problems.error(shown, err.line, err.message)
         return None
     before = len(problems.errors())
-    top = check_mapping(data, SPEC_KEYS, shown, problems, "a widget spec")
+    top = check(data, SPEC, shown, problems)
     params = _params(top.get("params", LineDict()), shown, problems)
-    precompute = _precompute(top.get("precompute", []), params, data, shown, problems)
-    if "title" not in top:
-        problems.error(shown, 1, "widget spec has no 'title'", "add a line such as: title: Growth step by step")
+    precompute = _precompute(top.get("precompute", []), params, top, shown, problems)
     packages = top.get("packages", [])
     if not all(isinstance(name, str) and PACKAGE_NAME.match(name) for name in packages):
-        problems.error(shown, data.line_of("packages"), f"'packages' must list Pyodide package names, found {packages!r}",
+        problems.error(shown, top.line_of("packages"), f"'packages' must list Pyodide package names, found {packages!r}",
                        "for example: packages: [numpy, ml-dtypes]")
     if len(problems.errors()) > before:
         return None
@@ -172,7 +172,7 @@ def _params(data: dict, shown: str, problems: Problems) -> tuple[Param, ...]:
     params = []
     for name, entry in data.items():
         line = data.line_of(name) if isinstance(data, LineDict) else 1
-        good = check_mapping(entry, PARAM_KEYS, shown, problems, f"parameter '{name}'")
+        good = check(entry, Schema(f"parameter '{name}'", PARAM_KEYS), shown, problems, line)
         kind = good.get("type", "")
         if kind not in PARAM_TYPES:
             problems.error(shown, line, f"parameter '{name}' has type {kind!r}",
@@ -236,7 +236,7 @@ def _param_problem(param: Param) -> str:
 def _precompute(value, params, data, shown: str, problems: Problems) -> tuple[str, ...]:
     names = [p.name for p in params]
     chosen = names if value == "grid" else value if isinstance(value, list) else None
-    line = data.line_of("precompute") if isinstance(data, LineDict) else 1
+    line = data.line_of("precompute")
     if chosen is None:
         problems.error(shown, line, f"precompute must be 'grid' or a list of parameters, found {value!r}")
         return ()
