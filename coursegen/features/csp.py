@@ -42,11 +42,11 @@ def directives(config, root: Path, extra: dict | None = None,
     the texts of the other `inline` scripts the pages carry (the import map) and `extra` sources per
     directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
     texts = [file.read_text(encoding="utf-8") for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
-    inline = [f"'{source_hash(text)}'" for text in [*texts, *inline]]
+    hashes = [f"'{source_hash(text)}'" for text in [*texts, *inline]]
     base = [origin(config.base_url)] if config.base_url else []
     found = {
         "default-src": ["'self'"],
-        "script-src": ["'self'", *inline],
+        "script-src": ["'self'", *hashes],
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:"],
         "font-src": ["'self'"],
@@ -151,7 +151,8 @@ def blocked(found_resources, found: dict[str, list[str]], self_origin: str = "")
     """Return (url, directive) for each of a page's `resources` that the policy `found` would block."""
     out = []
     for url, directive in found_resources:
-        effective = directive if directive in found else FALLBACK.get(directive) if FALLBACK.get(directive) in found else "default-src"
+        fallback = FALLBACK.get(directive, "")
+        effective = directive if directive in found else fallback if fallback in found else "default-src"
         if not allowed_by(url, found.get(effective, []), self_origin):
             out.append((url, effective))
     return out

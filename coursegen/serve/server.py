@@ -15,6 +15,7 @@ import threading
 import time
 import traceback
 import urllib.parse
+from collections.abc import Sequence
 from pathlib import Path
 
 from coursegen.serve import livereload
@@ -62,7 +63,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         if not super().parse_request():
             return False
         host = self.headers.get("Host")
-        if host is not None and not is_local_host(host, self.server.server_address[1]):
+        if host is not None and not is_local_host(host, int(self.server.server_address[1])):  # type: ignore[index]
             self.send_error(421, "Misdirected Request", "this development server answers only to 127.0.0.1 and localhost")
         elif len(self.path) > MAX_PATH:
             self.send_error(414)
@@ -174,12 +175,12 @@ class LiveServer:
         """Return the base URL the site is served at."""
         return f"http://127.0.0.1:{self.server.server_address[1]}/"
 
-    def rebuild(self, changed: list[str] = ()) -> dict:
+    def rebuild(self, changed: Sequence[str] = ()) -> dict:
         """Build (incrementally), write what changed, publish and return the build event."""
         with self.building:
             return self._rebuild(changed)
 
-    def _rebuild(self, changed: list[str]) -> dict:
+    def _rebuild(self, changed: Sequence[str]) -> dict:
         started = time.perf_counter()
         self.cache.note_changes(self.root, changed)
         try:

@@ -65,8 +65,8 @@ def watch_changes(root: Path, stop: threading.Event, ready: threading.Event | No
 def _relative(root: Path, path: str) -> str:
     """Return a reported path relative to the course; a symbolic link is named, not followed (its
     target may be outside, and the link is what the build must check)."""
-    path = Path(path)
+    where = Path(path)
     try:
-        return (path.parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
+        return (where.parent.resolve() / where.name).relative_to(root.resolve()).as_posix()
     except ValueError:
         return path

@@ -11,12 +11,13 @@ from __future__ import annotations
 import ast
 import operator
 import types
+from typing import Any, Callable
 
 from coursegen.errors import choices_hint
 
 BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 # read-only attributes allowed on values a kernel returns (numpy arrays and scalars)
 VALUE_ATTRIBUTES = {"sum", "min", "max", "mean", "prod", "std", "item", "size", "shape", "ndim",
                     "real", "imag", "argmax", "argmin"}
@@ -110,7 +111,7 @@ def _call(node: ast.Call, names: dict):
     if any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
         raise CalcError("{calc} calls cannot unpack arguments with * or **")
     args = [_eval(arg, names) for arg in node.args]
-    kwargs = {k.arg: _eval(k.value, names) for k in node.keywords}
+    kwargs = {str(k.arg): _eval(k.value, names) for k in node.keywords}  # no ** (refused above): every arg is named
     try:
         return function(*args, **kwargs)
     except BaseException as err:  # noqa: BLE001 - a kernel refusing its input (or exiting) is the author's to fix
@@ -177,6 +178,6 @@ def _sequence(node, names: dict):
     return [_eval(item, names) for item in node.elts]
 
 
-HANDLERS = {ast.Constant: _constant, ast.Name: _name, ast.Attribute: _attribute, ast.Call: _call,
+HANDLERS: dict[type, Callable[[Any, dict], Any]] = {ast.Constant: _constant, ast.Name: _name, ast.Attribute: _attribute, ast.Call: _call,
             ast.BinOp: _binop, ast.UnaryOp: _unaryop, ast.Subscript: _subscript,
             ast.Tuple: lambda node, names: tuple(_sequence(node, names)), ast.List: _sequence}

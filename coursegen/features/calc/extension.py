@@ -284,6 +284,8 @@ def load_kernels(root: Path, package: str = "kernels") -> types.ModuleType:
         _LOADED[str(folder)] = name
         spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
                                                       submodule_search_locations=[str(folder)])
+        if spec is None or spec.loader is None:  # never for a folder with an __init__.py, which it checked
+            raise CalcError(f"{package}/ cannot be imported")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

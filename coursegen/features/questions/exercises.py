@@ -24,7 +24,7 @@ from coursegen.features.calc.extension import LIMIT_HINT, kernel_names
 from coursegen.features.calc.evaluate import CalcError
 from coursegen.stages.parse import split_info
 from coursegen.schema import Schema, blank, check
-from coursegen.yamlio import YamlError, load_yaml
+from coursegen.yamlio import LineDict, YamlError, load_yaml
 
 ROLES = ("starter", "solution", "checks")
 CHECKS = Schema("the exercise's checks", {"function": str, "tolerance": (int, float), "cases": list},
@@ -68,7 +68,7 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
     if not usable:
         return None
     starter, checks_fence = fences["starter"][0], fences["checks"][0]
-    solution = None if packaged else fences["solution"][0]
+    solution: Token | None = None if packaged else fences["solution"][0]
     for role, token in (("starter", starter), ("reference solution", solution)):
         problem = token is not None and _syntax_problem(token.content)
         if problem:
@@ -87,6 +87,7 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
             solution.content, solution.block, solution.level = source, True, level
             tokens.insert(tokens.index(checks_fence) + 1, solution)
         else:
+            assert solution is not None  # an exercise without a package has its solution fence (checked above)
             cases = code.call(bake_cases, solution.content, checks["function"], checks["cases"], checks["tolerance"])
     except AuthorCodeStopped as stopped:
         report(f"the exercise's reference solution {stopped.located()}", LIMIT_HINT)
@@ -95,7 +96,8 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
         report(err.message, err.hint)
         return None
     for token in (starter, solution):
-        token.info = "python"  # rendered as plain Python code
+        if token is not None:  # always, by now: a packaged reference was made into a fence above
+            token.info = "python"  # rendered as plain Python code
     return {"function": checks["function"], "tolerance": checks["tolerance"], "cases": cases,
             "starter": starter, "solution": solution, "checks": checks_fence}
 
@@ -122,7 +124,7 @@ def _checks(fence, env: dict) -> dict | None:
     except YamlError as err:
         problems.error(path, err.line, err.message)
         return None
-    if not isinstance(data, dict):
+    if not isinstance(data, LineDict):  # every mapping load_yaml reads
         problems.error(path, first, "the exercise's checks must be a mapping with 'function' and 'cases'")
         return None
     good = len(check(data, CHECKS, path, problems, first)) == len(data)  # every key known and of its type

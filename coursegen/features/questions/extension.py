@@ -22,7 +22,7 @@ KINDS = ("recall", "explain", "choice", "excerpt", "exercise")
 PARTS = ("answer", "explanation", "hint")
 GENERATED = ("progress-map", "next-up", "tally")
 COMMON_ATTRS = {"lessons": list, "topic": str, "revisit": str, "id": str}
-ATTRS = {"recall": COMMON_ATTRS, "choice": COMMON_ATTRS,
+ATTRS: dict[str, dict] = {"recall": COMMON_ATTRS, "choice": COMMON_ATTRS,
          "explain": {**COMMON_ATTRS, "seconds": int}, "excerpt": {**COMMON_ATTRS, "cite": str},
          "exercise": {**COMMON_ATTRS, "packages": list, "solution": str}}
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

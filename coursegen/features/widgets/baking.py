@@ -123,7 +123,7 @@ def entry_source(widget: Widget) -> str:
 def _entry_line(err: BaseException) -> int:
     """Return the line of widget.py where the exception passed last, or 0."""
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.endswith("widget.py")]
-    return frames[-1].lineno if frames else 0
+    return (frames[-1].lineno or 0) if frames else 0
 
 
 def checked_result(widget: Widget, result) -> dict:

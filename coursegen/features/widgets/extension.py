@@ -202,7 +202,8 @@ def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, 
         elif isinstance(err, AuthorCodeStopped):
             problems.error(path, line, f"widget '{widget.name}' failed for {shown}: it {err.located()}")
         else:
-            where = f" (widgets/{widget.name}/widget.py line {err.line})" if getattr(err, "line", 0) else ""
+            line_of_entry = getattr(err, "line", 0)  # an EntryError's; a CalcError has none
+            where = f" (widgets/{widget.name}/widget.py line {line_of_entry})" if line_of_entry else ""
             problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}")
         return None
     return states

@@ -47,11 +47,17 @@ class Param:
     step: float | None = None
     choices: tuple = ()
 
+    def span(self) -> tuple[float, float, float]:
+        """Return (min, max, step) of a number parameter (load_widget gives every one all three)."""
+        assert self.min is not None and self.max is not None and self.step is not None, self.name
+        return self.min, self.max, self.step
+
     def count(self) -> int:
         """Return how many values the parameter allows, computed, not counted (a range may hold billions)."""
         if self.type == "choice":
             return len(self.choices)
-        return round((self.max - self.min) / self.step) + 1
+        low, high, step = self.span()
+        return round((high - low) / step) + 1
 
     def values(self) -> tuple:
         """Return every allowed value (the grid along this parameter), in order."""
@@ -60,7 +66,8 @@ class Param:
         if self.count() > VALUES_LIMIT:
             raise ValueError(f"parameter '{self.name}' has {self.count()} values, too many to list")
         cast = int if self.type == "int" else float
-        return tuple(cast(round(self.min + i * self.step, 10)) for i in range(self.count()))
+        low, _, step = self.span()
+        return tuple(cast(round(low + i * step, 10)) for i in range(self.count()))
 
     def describe(self) -> str:
         """Return the allowed values in words, for hints."""
@@ -150,7 +157,7 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
     if any(text is None for text in texts):
         return None
     try:
-        data = load_yaml(texts[0])
+        data = load_yaml(texts[0] or "")  # never None here: checked above
     except YamlError as err:
         problems.error(shown, err.line, err.message)
         return None
@@ -218,13 +225,14 @@ def _param_problem(param: Param) -> str:
             return "has no choices"
         return "" if param.default in param.choices else f"has default {param.default!r}, not one of its choices"
     found = f"found min {param.min}, max {param.max}, step {param.step}"
-    if not all(abs(v) <= MAX_BOUND for v in (param.min, param.max, param.step)):  # also refuses NaN
+    low, high, step = param.span()
+    if not all(abs(v) <= MAX_BOUND for v in (low, high, step)):  # also refuses NaN
         return f"needs finite min, max and step within ±{MAX_BOUND:g}, {found}"
-    if param.min >= param.max or param.step <= 0:
+    if low >= high or step <= 0:
         return f"needs min < max and step > 0, {found}"
-    if not math.isfinite((param.max - param.min) / param.step):
-        return f"has a step of {param.step}, too small for its range"
-    if abs(round((param.max - param.min) / param.step) * param.step - (param.max - param.min)) > 1e-9:
+    if not math.isfinite((high - low) / step):
+        return f"has a step of {step}, too small for its range"
+    if abs(round((high - low) / step) * step - (high - low)) > 1e-9:
         return "has a range that is not a whole number of steps"
     try:
         check_value(param, param.default)
