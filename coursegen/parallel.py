@@ -1,10 +1,11 @@
-"""Doing one step for many pages on several cores: a process pool (concurrent.futures) and this process share the work.
+"""Doing one step for many pages on several cores: a process pool and this process share the work.
 
 `parallel_map(work, items, jobs)` is `[work(item) for item in items]` with `jobs` processes
 working, this one included: a ProcessPoolExecutor of `jobs - 1` workers takes chunks of items from
-the front of the list while this process takes chunks from the back, handing the workers more as
-it goes (each worker has two chunks queued), so all stay busy until the two ends meet, and this
-process pickles nothing of its own share. `jobs=1` starts no pool at all.
+the front of the list while this process takes chunks from the back, and a thread here hands the
+workers their next chunk as each one finishes (two each in hand), until the two ends meet. Chunks
+shrink as the middle nears, so all finish close together, and this process pickles nothing of its
+own share. `jobs=1` starts no pool at all.
 
 The workers are forks of this process, made when the map starts: they inherit the work function
 and the items (a closure over the parser, the templates, the linked course) without pickling them;
@@ -23,15 +24,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Callable, Sequence, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 MIN_ITEMS = 24  # below this, starting a pool costs more than it saves
-CHUNK = 16  # most items per future: a few tens of milliseconds of work, one message each way
-CHUNKS_PER_JOB = 8  # at least this many chunks per process, so that all finish close together
+CHUNK = 16  # most items per future: tens of milliseconds of work, one message each way
+CHUNKS_PER_JOB = 4  # a chunk is at most 1/(jobs × this) of what is left: they shrink to 1 item at the end
 
 
 def default_jobs() -> int:
@@ -55,54 +56,101 @@ def parallel_map(work: Callable[[Item], Result], items: Sequence[Item], jobs: in
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 2 or len(items) < MIN_ITEMS or not can_fork():
         return [work(item) for item in items]
-    chunks = _chunks(len(items), jobs)
-    workers = min(jobs - 1, len(chunks))
-    futures: list = []  # the workers' chunks: chunks[:len(futures)]
-    finished: list = []  # one entry per future done (appended by the pool's thread)
-    back = len(chunks)  # this process's chunks: chunks[back:]
-    done: dict[int, list] = {}  # chunk's first index → its results
-    broken: list = []  # not empty once the pool can take no more
-
-    def hand_out(until: int) -> None:
-        """Submit the next chunks to the workers, up to chunk `until` (never one this process took)."""
-        while len(futures) < min(until, back) and not broken:
-            try:
-                future = pool.submit(_work_on, *chunks[len(futures)])  # the first submit forks the workers
-            except (BrokenExecutor, OSError):  # a worker died, or none could be started: the rest is done here
-                broken.append(True)
-                return
-            future.add_done_callback(finished.append)
-            futures.append(future)
-
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_inherit, initargs=(work, items),
+    split = _Split(len(items), jobs)
+    pool = ProcessPoolExecutor(max_workers=split.workers, initializer=_inherit, initargs=(work, items),
                                mp_context=multiprocessing.get_context("fork"))  # see the module's docstring
+    _widen(pool)
+    done: dict[int, list] = {}  # a range's first index → its results
     try:
-        hand_out(len(chunks) * workers // jobs)  # the workers' share: enough to keep them busy meanwhile
-        if meanwhile and futures:
+        split.hand_out(pool)  # here, before any other thread runs: the first submit forks the workers
+        feeder = threading.Thread(target=split.keep_handing_out, args=(pool,), daemon=True)
+        feeder.start()
+        if meanwhile and split.theirs:
             meanwhile()
-        while True:
-            hand_out(len(finished) + 2 * workers)
-            if len(futures) >= back:
-                break
-            back -= 1
-            start, end = chunks[back]
-            done[start] = [work(items[index]) for index in range(start, end)]
-        for future, (start, _) in zip(futures, chunks):
+        while taken := split.take():
+            done[taken.start] = [work(items[index]) for index in taken]
+        feeder.join()
+        for taken, future in split.theirs:
             if future.exception() is None:  # else it raised, its result could not be pickled or its worker
-                done[start] = future.result()  # died: it is redone below
+                done[taken.start] = future.result()  # died: it is redone below
     finally:
+        split.stop()
         pool.shutdown(wait=True, cancel_futures=True)
     results = []
-    for start, end in chunks:  # what no worker delivered is done here, where its errors surface
-        results += done[start] if start in done else [work(items[index]) for index in range(start, end)]
-    return results
+    for taken in sorted([taken for taken, _ in split.theirs] + split.mine, key=lambda taken: taken.start):
+        results += done[taken.start] if taken.start in done else [work(items[index]) for index in taken]
+    return results  # what no worker delivered was done here just above, where its errors surface
 
 
-def _chunks(count: int, jobs: int) -> list[tuple[int, int]]:
-    """Return (start, end) bounds cutting `count` items into chunks of at most CHUNK items,
-    at least CHUNKS_PER_JOB per process when there are enough items."""
-    size = max(1, min(CHUNK, count // (jobs * CHUNKS_PER_JOB)))
-    return [(start, min(start + size, count)) for start in range(0, count, size)]
+class _Split:
+    """The items, cut from both ends: the workers' chunks from the front, this process's from the back."""
+
+    def __init__(self, count: int, jobs: int):
+        self.front, self.back, self.jobs = 0, count, jobs  # items[front:back] are nobody's yet
+        self.workers = min(jobs - 1, count)
+        self.lock = threading.Lock()  # taken by this process's two threads
+        self.theirs: list[tuple[range, Future]] = []  # the workers' chunks, with their futures
+        self.mine: list[range] = []  # this process's chunks
+        self.in_hand: set[Future] = set()  # the workers' chunks not yet done
+        self.broken = False  # True once the pool takes no more (a worker died, none could start, an error)
+
+    def _size(self) -> int:
+        """Return the next chunk's size: a share of what is left, at most CHUNK, at least 1."""
+        return max(1, min(CHUNK, (self.back - self.front) // (self.jobs * CHUNKS_PER_JOB)))
+
+    def take(self) -> range:
+        """Return this process's next chunk; an empty range once every item is someone's."""
+        with self.lock:
+            size = min(self._size(), self.back - self.front)
+            self.back -= size
+            taken = range(self.back, self.back + size)
+        if taken:
+            self.mine.append(taken)
+        return taken
+
+    def hand_out(self, pool: ProcessPoolExecutor) -> None:
+        """Submit chunks until each worker has two in hand (the one it works on and the next)."""
+        with self.lock:
+            self.in_hand = {future for future in self.in_hand if not future.done()}
+            while not self.broken and self.front < self.back and len(self.in_hand) < 2 * self.workers:
+                taken = range(self.front, self.front + self._size())
+                try:
+                    future = pool.submit(_work_on, taken.start, taken.stop)
+                except (RuntimeError, OSError):  # broken, or shut down after an error: the rest is done here
+                    self.broken = True
+                    return
+                self.front = taken.stop
+                self.theirs.append((taken, future))
+                self.in_hand.add(future)
+
+    def stop(self) -> None:
+        """Hand out nothing more."""
+        with self.lock:
+            self.broken = True
+
+    def keep_handing_out(self, pool: ProcessPoolExecutor) -> None:
+        """Hand out a chunk each time one is done, until every item is someone's (runs in a thread)."""
+        while True:
+            self.hand_out(pool)
+            with self.lock:
+                if self.broken or self.front >= self.back:
+                    return
+                in_hand = set(self.in_hand)
+            wait(in_hand, return_when=FIRST_COMPLETED)
+
+
+def _widen(pool: ProcessPoolExecutor) -> None:
+    """Give the pipe the workers' results come back through a 1 MiB buffer where Linux allows it.
+
+    A chunk's results are a few hundred kB; through the default 64 KiB a worker would wait at every
+    pipe-full for the pool's thread here, which waits for this process's main thread to let go of
+    the interpreter lock (up to 5 ms each time). The pipe is the pool's own (no public way to it):
+    without it, or on another system, the default works, only slower."""
+    try:
+        import fcntl
+        fcntl.fcntl(pool._result_queue._writer.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, AttributeError, OSError):
+        pass
 
 
 _inherited: tuple = ()  # (work, items) in a worker: set by _inherit when the pool forks it
