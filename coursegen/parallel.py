@@ -59,7 +59,6 @@ def parallel_map(work: Callable[[Item], Result], items: Sequence[Item], jobs: in
     split = _Split(len(items), jobs)
     pool = ProcessPoolExecutor(max_workers=split.workers, initializer=_inherit, initargs=(work, items),
                                mp_context=multiprocessing.get_context("fork"))  # see the module's docstring
-    _widen(pool)
     done: dict[int, list] = {}  # a range's first index → its results
     try:
         split.hand_out(pool)  # here, before any other thread runs: the first submit forks the workers
@@ -137,20 +136,6 @@ class _Split:
                     return
                 in_hand = set(self.in_hand)
             wait(in_hand, return_when=FIRST_COMPLETED)
-
-
-def _widen(pool: ProcessPoolExecutor) -> None:
-    """Give the pipe the workers' results come back through a 1 MiB buffer where Linux allows it.
-
-    A chunk's results are a few hundred kB; through the default 64 KiB a worker would wait at every
-    pipe-full for the pool's thread here, which waits for this process's main thread to let go of
-    the interpreter lock (up to 5 ms each time). The pipe is the pool's own (no public way to it):
-    without it, or on another system, the default works, only slower."""
-    try:
-        import fcntl
-        fcntl.fcntl(pool._result_queue._writer.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
-    except (ImportError, AttributeError, OSError):
-        pass
 
 
 _inherited: tuple = ()  # (work, items) in a worker: set by _inherit when the pool forks it
