@@ -4,8 +4,9 @@
 working, this one included: a ProcessPoolExecutor of `jobs - 1` workers takes chunks of items from
 the front of the list while this process takes chunks from the back, and a thread here hands the
 workers their next chunk as each one finishes (two each in hand), until the two ends meet. Chunks
-shrink as the middle nears, so all finish close together, and this process pickles nothing of its
-own share. `jobs=1` starts no pool at all.
+shrink as the middle nears (the workers' to LEAST_HANDED_OUT items, enough to cover a hand-out's
+delay; this process's to one), so all finish close together, and this process pickles nothing of
+its own share. `jobs=1` starts no pool at all.
 
 The workers are forks of this process, made when the map starts: they inherit the work function
 and the items (a closure over the parser, the templates, the linked course) without pickling them;
@@ -32,7 +33,8 @@ Result = TypeVar("Result")
 
 MIN_ITEMS = 24  # below this, starting a pool costs more than it saves
 CHUNK = 16  # most items per future: tens of milliseconds of work, one message each way
-CHUNKS_PER_JOB = 4  # a chunk is at most 1/(jobs × this) of what is left: they shrink to 1 item at the end
+CHUNKS_PER_JOB = 4  # a chunk is at most 1/(jobs × this) of what is left: chunks shrink as the ends meet
+LEAST_HANDED_OUT = 4  # fewest items per future: more work than the hand-out's few milliseconds of delay
 
 
 def default_jobs() -> int:
@@ -93,14 +95,16 @@ class _Split:
         self.in_hand: set[Future] = set()  # the workers' chunks not yet done
         self.broken = False  # True once the pool takes no more (a worker died, none could start, an error)
 
-    def _size(self) -> int:
-        """Return the next chunk's size: a share of what is left, at most CHUNK, at least 1."""
-        return max(1, min(CHUNK, (self.back - self.front) // (self.jobs * CHUNKS_PER_JOB)))
+    def _size(self, least: int = 1) -> int:
+        """Return the next chunk's size: a share of what is left, at most CHUNK, at least `least`
+        (or what is left)."""
+        left = self.back - self.front
+        return min(left, max(least, min(CHUNK, left // (self.jobs * CHUNKS_PER_JOB))))
 
     def take(self) -> range:
         """Return this process's next chunk; an empty range once every item is someone's."""
         with self.lock:
-            size = min(self._size(), self.back - self.front)
+            size = self._size()
             self.back -= size
             taken = range(self.back, self.back + size)
         if taken:
@@ -112,7 +116,7 @@ class _Split:
         with self.lock:
             self.in_hand = {future for future in self.in_hand if not future.done()}
             while not self.broken and self.front < self.back and len(self.in_hand) < 2 * self.workers:
-                taken = range(self.front, self.front + self._size())
+                taken = range(self.front, self.front + self._size(LEAST_HANDED_OUT))
                 try:
                     future = pool.submit(_work_on, taken.start, taken.stop)
                 except (RuntimeError, OSError):  # broken, or shut down after an error: the rest is done here

@@ -54,21 +54,22 @@ def test_the_default_is_one_process_per_core(monkeypatch):
     assert parallel_map(slowly, ITEMS)[0] == (0, os.getpid()) and seen == ["asked"]
 
 
-def test_chunks_cover_every_item_once_and_shrink_to_one_as_the_two_ends_meet():
+def test_chunks_cover_every_item_once_and_shrink_as_the_two_ends_meet():
     for count in (MIN_ITEMS, 100, 2000, 2001):
         for jobs in (2, 3, 8):
             split, theirs = parallel._Split(count, jobs), []
             while split.front < split.back:  # as the pool's thread and this process take turns
-                theirs.append(range(split.front, split.front + split._size()))
+                theirs.append(range(split.front, split.front + split._size(parallel.LEAST_HANDED_OUT)))
                 split.front = theirs[-1].stop
                 split.take()
             covered = sorted(i for taken in theirs + split.mine for i in taken)
             assert covered == list(range(count))
             assert max(len(taken) for taken in theirs + split.mine) <= parallel.CHUNK
-            assert len(theirs[0]) == max(1, min(parallel.CHUNK, count // (jobs * parallel.CHUNKS_PER_JOB)))
+            assert len(theirs[0]) == max(parallel.LEAST_HANDED_OUT,
+                                         min(parallel.CHUNK, count // (jobs * parallel.CHUNKS_PER_JOB)))
             for side in (theirs, split.mine):
                 assert [len(t) for t in side] == sorted((len(t) for t in side), reverse=True)
-            assert len(split.mine[-1]) == 1
+            assert len(split.mine[-1]) == 1 and min(len(t) for t in theirs[:-1]) >= parallel.LEAST_HANDED_OUT
 
 
 def test_what_a_failing_worker_took_is_redone_here():
