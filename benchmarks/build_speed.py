@@ -185,18 +185,18 @@ def free_port() -> int:
 
 
 ONE_BUILD = ("import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-             "from coursegen.cache import BuildCache; from coursegen.pipeline import build_site; "
-             "root, cache = Path(sys.argv[2]), BuildCache(parallel=sys.argv[3] == '1'); "
-             "t = time.perf_counter(); build_site(root, cache=cache); full = time.perf_counter() - t; "
-             "t = time.perf_counter(); build_site(root, cache=cache); print(full, time.perf_counter() - t)")
+             "from coursegen.cache import BuildCache; from coursegen.pipeline import BuildOptions, build_site; "
+             "root, cache, options = Path(sys.argv[2]), BuildCache(), BuildOptions(jobs=int(sys.argv[3])); "
+             "t = time.perf_counter(); build_site(root, options, cache); full = time.perf_counter() - t; "
+             "t = time.perf_counter(); build_site(root, options, cache); print(full, time.perf_counter() - t)")
 
 
 def in_process_builds(course: Path) -> dict[str, float]:
-    """Return seconds for one full build after start-up (fresh process each), one process and two,
+    """Return seconds for one full build after start-up (fresh process each), with --jobs 1 and 2,
     and for a second build with nothing changed."""
     times = {}
-    for label, parallel in (("build_site alone, 1 process", "0"), ("build_site alone, 2 processes", "1")):
-        out = subprocess.run([sys.executable, "-c", ONE_BUILD, str(REPO), str(course), parallel],
+    for label, jobs in (("build_site alone, --jobs 1", "1"), ("build_site alone, --jobs 2", "2")):
+        out = subprocess.run([sys.executable, "-c", ONE_BUILD, str(REPO), str(course), jobs],
                              check=True, capture_output=True, text=True).stdout.split()
         times[label], again = float(out[0]), float(out[1])
     times["build_site again, nothing changed"] = again

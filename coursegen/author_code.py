@@ -18,8 +18,8 @@ A call names a module-level function of coursegen and its arguments (both pickle
 reports author mistakes by raising CalcError or EntryError, which come back as they were raised.
 The worker is a fork of the build when no other thread runs (the command line: it starts in
 milliseconds, coursegen already imported), else a fresh interpreter (`serve`, whose server threads
-could hold locks a fork would inherit). Each process has its own: the forked child of
-`parallel.map_in_two` starts one when it needs it.
+could hold locks a fork would inherit). Each process has its own: a worker of
+`parallel.parallel_map`'s pool starts one when it needs it.
 """
 from __future__ import annotations
 
@@ -304,7 +304,7 @@ class _Forked:
 
 def _close_all_but(*keep: int) -> None:
     """Close every inherited descriptor above stderr but `keep`: a fork holding the build's pipes (other
-    workers' sockets, parallel.map_in_two's) would keep their readers from seeing them close."""
+    workers' sockets, the process pool's pipes) would keep their readers from seeing them close."""
     start = 3
     for fd in sorted(keep):
         os.closerange(start, fd)

@@ -35,7 +35,7 @@ from coursegen.extensions import parse_failure
 from coursegen.stages.parse import FRONT_MATTER_DEFAULTS, ParseContext, make_markdown, parse_source
 from coursegen.stages.link import check_links, link_course, make_unit, page_ids
 from coursegen.model import Course, Page, Source
-from coursegen.parallel import map_in_two
+from coursegen.parallel import parallel_map
 from coursegen.stages.render import CompiledTemplates, make_environment, render_unit, unit_template
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in author text (see split_marked)
@@ -87,8 +87,7 @@ def digest(*parts) -> str:
 class BuildCache:
     """Parsed and rendered pages from the previous build, plus the parser and Jinja environment."""
 
-    def __init__(self, parallel: bool = True, compiled_templates: jinja2.BytecodeCache | None = None):
-        self.parallel = parallel
+    def __init__(self, compiled_templates: jinja2.BytecodeCache | None = None):
         self.compiled_templates = compiled_templates  # render.CompiledTemplates: kept on disk between runs
         self.md = None
         self.md_extensions: tuple = ()  # what self.md was made with
@@ -265,12 +264,12 @@ class BuildCache:
         return self.env
 
     def parse_pages(self, md, sources: list[Source], ctx: ParseContext, problems: Problems,
-                    meanwhile=None) -> list:
-        """Return a Page per source, parsing only those whose parse key changed.
+                    meanwhile=None, jobs: int | None = None) -> list:
+        """Return a Page per source, parsing only those whose parse key changed, in `jobs` processes.
 
         When the watcher named every change and nothing all pages share moved, only the sources
         read again are keyed; the others are the same objects as last time, so their keys are too.
-        `meanwhile()` runs in this process while pages are parsed (see parallel.map_in_two)."""
+        `meanwhile()` runs in this process while pages are parsed (see parallel.parallel_map)."""
         shared = self.shared_parse_inputs(ctx)
         if self.knows_changes and shared == self._shared.get("parse") and self._parsed_with is md:
             candidates = [self._sources[path] for path in sorted(self._unparsed) if path in self._sources]
@@ -280,7 +279,7 @@ class BuildCache:
         self._parsed_with, self._unparsed = md, set()
         keys = {s.path: self.parse_key(s) for s in candidates}
         todo = [s for s in candidates if self.pages.get(s.path, ((),))[0] != keys[s.path]]
-        for source, (page, items) in zip(todo, parse_many(md, todo, ctx, self.parallel, meanwhile)):
+        for source, (page, items) in zip(todo, parse_many(md, todo, ctx, jobs, meanwhile)):
             self.pages[source.path] = (keys[source.path], page, items, digest(keys[source.path]))
             self._with_problems.pop(source.path, None)
             if items:
@@ -401,8 +400,8 @@ class BuildCache:
                 pass
         load_theme_assets(root)
 
-    def render_units(self, env, units, course, common: dict) -> list[bytes]:
-        """Return each unit's page, re-rendering only those whose render key changed."""
+    def render_units(self, env, units, course, common: dict, jobs: int | None = None) -> list[bytes]:
+        """Return each unit's page, re-rendering only those whose render key changed, in `jobs` processes."""
         candidates = units if self._candidates is None else self._candidates
         keys = [self.render_key(unit, course) for unit in candidates]
         todo = [(unit, key) for unit, key in zip(candidates, keys) if self.rendered.get(unit.slug, ((),))[0] != key]
@@ -410,14 +409,14 @@ class BuildCache:
             return split_marked(lambda context: render_unit(env, job[0], course, context), common)
 
         # The first page of each template renders here before the work splits: Jinja compiles a
-        # template and its partials on first use, and the fork then inherits them compiled.
+        # template and its partials on first use, and the pool's forks then inherit them compiled.
         seen, warm, rest = set(), [], []
         for job in todo:
             name = unit_template(env, job[0]).name
             (rest if name in seen else warm).append(job)
             seen.add(name)
         parts = {unit.slug: render((unit, key)) for unit, key in warm}
-        parts.update((unit.slug, split) for (unit, _), split in zip(rest, map_in_two(render, rest, self.parallel)))
+        parts.update((unit.slug, split) for (unit, _), split in zip(rest, parallel_map(render, rest, jobs)))
         for unit, key in todo:
             split = parts[unit.slug]
             self.rendered[unit.slug] = (_kept(key, split), split)
@@ -589,6 +588,6 @@ def parse_one(md, source: Source, ctx: ParseContext) -> tuple:
     return page, problems.items
 
 
-def parse_many(md, sources: list[Source], ctx: ParseContext, parallel: bool, meanwhile=None) -> list[tuple]:
-    """Return (Page, problems) per source, in order, on two cores for large batches."""
-    return map_in_two(lambda source: parse_one(md, source, ctx), sources, parallel, meanwhile)
+def parse_many(md, sources: list[Source], ctx: ParseContext, jobs: int | None, meanwhile=None) -> list[tuple]:
+    """Return (Page, problems) per source, in order, in `jobs` processes for large batches."""
+    return parallel_map(lambda source: parse_one(md, source, ctx), sources, jobs, meanwhile)

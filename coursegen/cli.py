@@ -9,6 +9,7 @@ from pathlib import Path
 from coursegen import __version__
 from coursegen.errors import ContentError
 from coursegen.cache import command_cache
+from coursegen.parallel import default_jobs
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.stages.write import write_site
 
@@ -31,6 +32,9 @@ def make_parser() -> argparse.ArgumentParser:
         command.add_argument("--offline", action="store_true",
                              help="self-host Pyodide (pyodide.path, default node_modules/pyodide) so the "
                                   "site needs nothing from the internet")
+        command.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                             help=f"processes that parse and render pages; 1 uses no others "
+                                  f"(default: one per core, {default_jobs()} here)")
     build.add_argument("--out", type=Path, default=None, help="output folder (default: site/ in the root)")
     serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     serve.add_argument("--no-watch", action="store_true", help="serve without watching for changes")
@@ -48,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     root = args.root.resolve()
     command = args.command or "build"
     options = BuildOptions(drafts=getattr(args, "drafts", False), strict=getattr(args, "strict", False),
-                           offline=getattr(args, "offline", False))
+                           offline=getattr(args, "offline", False), jobs=getattr(args, "jobs", None))
     if command == "serve":
         from coursegen.serve.server import serve
         return serve(root, options, port=args.port, watch=not args.no_watch)
@@ -89,6 +93,13 @@ def run() -> None:
         except OSError:  # a reader that went away (`| head`) is not the build's problem
             pass
     os._exit(status)
+
+
+def _jobs(text: str) -> int:
+    """Return --jobs' number, or tell argparse why it is none."""
+    if not (text.strip().isascii() and text.strip().isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"must be a whole number of processes, at least 1, found {text!r}")
+    return int(text)
 
 
 def _new(root: Path, args) -> int:

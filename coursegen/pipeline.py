@@ -41,6 +41,7 @@ class BuildOptions:
     strict: bool = False
     serve_mode: bool = False
     offline: bool = False  # self-host Pyodide whatever course.yaml says (see coursegen.features.hosting.offline)
+    jobs: int | None = None  # processes that parse and render pages (parallel.parallel_map); None: one per core
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     md = cache.markdown(extensions)
     ctx = ParseContext(root=root, slug_by_path=cache.slug_by_path(),
                        extra=prepare_extensions(root, config, problems, extensions))
-    pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root))
+    pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root),
+                              jobs=options.jobs)
     course = cache.link(config, pages, problems, options.drafts) if config else None
     sources = csp_sources(config, extensions) if config else {}
     if course:
@@ -93,8 +95,8 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         extension.add_files(course, root, assets, problems)
     problems.raise_if_errors(options.strict)
     try:
-        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
-                              cache=cache, csp_sources=sources)
+        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs),
+                              assets, cache=cache, csp_sources=sources)
     except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
         problem = template_problem(err, root)
         if problem is None:

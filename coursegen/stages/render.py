@@ -21,9 +21,10 @@ from coursegen.paths import climbs_out
 
 @dataclass(frozen=True)
 class RenderOptions:
-    """Switches that change output: live-reload script in serve mode."""
+    """Switches: the live-reload script in serve mode (changes output); how many processes render (does not)."""
 
     serve_mode: bool = False
+    jobs: int | None = None  # processes rendering pages (see parallel.parallel_map); None: one per core
 
 
 ENVIRONMENT = {"autoescape": True, "undefined": jinja2.StrictUndefined,
@@ -95,7 +96,7 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
         cache.start_render(course, root, common)
     out["index.html"] = _course_page(env, "index.html", "", common, cache)
     units = course.written
-    pages = cache.render_units(env, units, course, common) if cache else [
+    pages = cache.render_units(env, units, course, common, options.jobs) if cache else [
         render_unit(env, unit, course, common) for unit in units]
     for unit, page in zip(units, pages):
         out[unit.url] = page

@@ -11,7 +11,7 @@ import pytest
 from coursegen import author_code
 from coursegen.author_code import AuthorCodeStopped, Limits, call
 from coursegen.cache import BuildCache
-from coursegen.pipeline import build_site
+from coursegen.pipeline import BuildOptions, build_site
 from helpers import run_cli
 
 FAST = Limits(seconds=0.5)
@@ -128,7 +128,7 @@ def test_a_huge_int_range_is_counted_not_listed(mini_course, capsys):
     assert 'type="number" id="widget-kda-chunkwise-seed" name="seed" min="0" max="2147483647"' in html
 
 
-def test_the_forked_half_of_a_large_build_starts_its_own_worker(mini_course, tmp_path, monkeypatch):
+def test_the_pool_worker_of_a_large_build_starts_its_own_worker(mini_course, tmp_path, monkeypatch):
     starts = tmp_path / "worker-starts"
     original = author_code.Worker.__init__
 
@@ -146,8 +146,8 @@ def test_the_forked_half_of_a_large_build_starts_its_own_worker(mini_course, tmp
         units.append(f"  - slug: extra-{number}\n")
     course = mini_course / "course.yaml"
     course.write_text(course.read_text().replace("  - slug: check\n", "".join(units) + "  - slug: check\n"))
-    both = build_site(mini_course, cache=BuildCache(parallel=True)).outputs
-    one = build_site(mini_course, cache=BuildCache(parallel=False)).outputs
+    both = build_site(mini_course, BuildOptions(jobs=2), BuildCache()).outputs
+    one = build_site(mini_course, BuildOptions(jobs=1), BuildCache()).outputs
     assert both == one
     assert len(set(starts.read_text().split())) == 2  # this process's worker, and the fork's own
     assert ">17</span>" in both["extra-4.html"].decode()

@@ -119,7 +119,7 @@ def test_a_callout_not_declared_is_still_an_error(course):
 
 
 def test_declaring_a_callout_during_serve_parses_the_pages_again(course):
-    cache = BuildCache(parallel=False)
+    cache = BuildCache()
     put(course, "::: tip\nCold.\n:::\n")
     with pytest.raises(ContentError):
         build_site(course, cache=cache)

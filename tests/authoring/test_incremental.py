@@ -9,7 +9,7 @@ import pytest
 
 from coursegen.errors import ContentError
 from coursegen.cache import BuildCache
-from coursegen.pipeline import build_site
+from coursegen.pipeline import BuildOptions, build_site
 
 
 def outcome(root, cache=None):
@@ -160,15 +160,16 @@ def test_parsing_in_worker_processes_gives_the_same_site(tmp_path):
     from generated_course import copy_engine_parts, write_course
     root = write_course(tmp_path / "gen", count=30)
     copy_engine_parts(REPO, root)
-    serial = build_site(root, cache=BuildCache(parallel=False)).outputs
-    parallel_cache = BuildCache(parallel=True)
-    assert build_site(root, cache=parallel_cache).outputs == serial
+    serial = build_site(root, BuildOptions(jobs=1), BuildCache()).outputs
+    parallel_cache = BuildCache()
+    assert build_site(root, BuildOptions(jobs=3), parallel_cache).outputs == serial
+    assert build_site(root, BuildOptions(jobs=2), BuildCache()).outputs == serial
     assert len(parallel_cache.parsed) == 30
     # Templates compile while the pages parse; one that does not compile is still reported, with its line.
     append(root / "templates" / "partials" / "toc.html", "{% if %}\n")
-    for parallel in (True, False):
+    for jobs in (2, 1):
         with pytest.raises(ContentError) as raised:
-            build_site(root, cache=BuildCache(parallel=parallel))
+            build_site(root, BuildOptions(jobs=jobs), BuildCache())
         assert raised.value.problems[0].path == "templates/partials/toc.html"
 
 
@@ -193,7 +194,7 @@ def test_a_same_size_edit_in_the_same_clock_tick_is_seen_once_the_watcher_report
 
 def test_a_missing_front_matter_template_is_found_once_it_is_written(mini_course):
     """A missing `template:` is reported until the template is written, then the page builds as from scratch."""
-    cache = BuildCache(parallel=False)
+    cache = BuildCache()
     assert outcome(mini_course, cache)[0] == "ok"
     lesson = mini_course / "lessons" / "02-second.md"
     replace(lesson, "title: Second lesson", "title: Second lesson\ntemplate: wide.html")
@@ -270,7 +271,7 @@ def test_watched_rebuilds_equal_full_builds_over_random_edits(mini_course, seed)
 
 def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monkeypatch):
     import coursegen.cache
-    cache = BuildCache(parallel=False)
+    cache = BuildCache()
     build_site(mini_course, cache=cache)
     cache.trust_watcher()
     build_site(mini_course, cache=cache)  # the look at everything after the watches are in place

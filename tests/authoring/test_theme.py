@@ -58,7 +58,7 @@ def test_one_partial_and_one_asset_override_the_theme_and_the_rest_comes_from_it
 
 
 def test_serve_picks_up_a_templates_folder_added_between_builds(bare_course):
-    cache = BuildCache(parallel=False)
+    cache = BuildCache()
     before = build_site(bare_course, cache=cache).outputs
     (bare_course / "templates" / "partials").mkdir(parents=True)
     (bare_course / "templates" / "partials" / "header.html").write_text("<header>Own header</header>\n")

@@ -1,22 +1,23 @@
 """What live widgets need in the site: the course package's wheel, Pyodide (copied or from the CDN) and its SRI.
 
-The course's own Python package reaches the browser as a pure-Python wheel written with the `wheel` package's
-WheelFile: sorted entries, fixed timestamps, so two builds give the same bytes. Its file name
-stays a valid wheel name for `pyodide.loadPackage`; the content hash goes in the folder.
+The course's own Python package reaches the browser as a pure-Python wheel written with zipfile (see
+write_wheel): sorted entries, fixed timestamps and permissions, so two builds give the same bytes. Its
+file name stays a valid wheel name for `pyodide.loadPackage`; the content hash goes in the folder.
 """
 from __future__ import annotations
 
 import base64
-import contextlib
+import csv
 import functools
 import hashlib
+import io
 import json
 import os
-import tempfile
+import stat
+import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from wheel.wheelfile import WheelFile
 
 from coursegen.stages.assets import file_stamps
 
@@ -27,6 +28,8 @@ LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module work
 LOCK = "pyodide-lock.json"  # the distribution's list of packages: file names, sha256, dependencies
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", LOCK)
 ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
+ZIP_LATEST = 4354819199  # 2107-12-31T23:59:59Z, the latest one
+WHEEL_FILE_MODE = stat.S_IFREG | 0o664  # each entry's permissions, whatever the checkout's
 
 
 @dataclass(frozen=True)
@@ -60,34 +63,45 @@ def package_wheel(root: Path, package: str = "kernels") -> tuple[str, bytes]:
 
 
 @functools.lru_cache(maxsize=4)  # `serve` rebuilds: zipped again only when a package file changed
-def _wheel(root: Path, package: str, stamps: tuple, _epoch: str | None) -> tuple[str, bytes]:
+def _wheel(root: Path, package: str, stamps: tuple, epoch: str | None) -> tuple[str, bytes]:
     files = [p for p, _, _ in stamps]
-    info = f"{package}-{PACKAGE_VERSION}.dist-info"
-    metadata = (f"Metadata-Version: 2.1\nName: {package}\nVersion: {PACKAGE_VERSION}\n"
-                "Summary: The course's own Python package\n")
-    wheel_meta = "Wheel-Version: 1.0\nGenerator: coursegen\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    entries = [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
-    entries = sorted(entries + [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())])
-    with tempfile.TemporaryDirectory() as folder, _zip_epoch():
-        path = Path(folder) / wheel_name(package)
-        with WheelFile(path, "w") as wheel:
-            for name, data in entries:
-                wheel.writestr(name, data)
-        data = path.read_bytes()
+    data = write_wheel(package, PACKAGE_VERSION, {p.relative_to(root).as_posix(): p.read_bytes() for p in files},
+                       zip_time(epoch))
     return f"py/{hashlib.sha256(data).hexdigest()[:12]}/{wheel_name(package)}", data
 
 
-@contextlib.contextmanager
-def _zip_epoch():
-    """Give WheelFile a fixed timestamp unless the caller set SOURCE_DATE_EPOCH."""
-    if "SOURCE_DATE_EPOCH" in os.environ:
-        yield
-        return
-    os.environ["SOURCE_DATE_EPOCH"] = str(ZIP_EPOCH)
-    try:
-        yield
-    finally:
-        del os.environ["SOURCE_DATE_EPOCH"]
+def write_wheel(package: str, version: str, files: dict[str, bytes], date_time: tuple) -> bytes:
+    """Return the bytes of a pure-Python wheel (PEP 427) holding `files` (archive name → bytes).
+
+    The entries (the files, the dist-info's METADATA and WHEEL) come sorted and RECORD last, each
+    with the same time and permissions, so the same files give the same bytes.
+    RECORD lists every other entry with its urlsafe-base64 sha256 and size; its own line is empty.
+    """
+    info = f"{package}-{version}.dist-info"
+    metadata = (f"Metadata-Version: 2.1\nName: {package}\nVersion: {version}\n"
+                "Summary: The course's own Python package\n")
+    wheel_meta = "Wheel-Version: 1.0\nGenerator: coursegen\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    entries = sorted([*files.items(), (f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())])
+    record = io.StringIO()
+    writer = csv.writer(record, lineterminator="\n")
+    for name, data in entries:
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        writer.writerow((name, f"sha256={digest}", len(data)))
+    writer.writerow((f"{info}/RECORD", "", ""))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as wheel:
+        for name, data in [*entries, (f"{info}/RECORD", record.getvalue().encode())]:
+            entry = zipfile.ZipInfo(name, date_time=date_time)
+            entry.compress_type, entry.external_attr = zipfile.ZIP_DEFLATED, WHEEL_FILE_MODE << 16
+            wheel.writestr(entry, data)
+    return buffer.getvalue()
+
+
+def zip_time(epoch: str | None) -> tuple:
+    """Return the time every wheel entry carries: SOURCE_DATE_EPOCH's (a checked whole number, see
+    pipeline.check_environment) within what a zip entry can hold, or 1980-01-01."""
+    seconds = ZIP_EPOCH if epoch is None else min(max(int(epoch), ZIP_EPOCH), ZIP_LATEST)
+    return time.gmtime(seconds)[:6]
 
 
 def sri(data: bytes) -> str:
