@@ -8,7 +8,8 @@ any of these, and the pipeline calls only what it defines:
   available to its parse rules as `env["ctx"].extra[<module name>]`;
 - `check(course, root, problems)`: validate the linked course, before anything is rendered;
 - `add_files(course, root, assets, problems)`: add site files, e.g. `assets.add(name, bytes)` for
-  content-hashed assets that templates reach with `asset(name)`;
+  content-hashed assets that templates reach with `asset(name)`, or `assets.later(make)` for files
+  no page needs, made after rendering (Pagefind's index runs meanwhile);
 - `csp(config) -> {directive: [sources]}`: sources the pages' Content-Security-Policy must allow.
 """
 from __future__ import annotations
@@ -89,18 +90,23 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
                 extension.check(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()
-    for extension in extensions:
-        if hasattr(extension, "add_files"):
-            extension.add_files(course, root, assets, problems)
-    problems.raise_if_errors(options.strict)
     try:
-        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
-                              cache=cache, csp_sources=sources)
-    except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
-        problem = template_problem(err, root)
-        if problem is None:
-            raise
-        raise ContentError([problem]) from None
+        for extension in extensions:
+            if hasattr(extension, "add_files"):
+                extension.add_files(course, root, assets, problems)
+        problems.raise_if_errors(options.strict)
+        try:
+            outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
+                                  cache=cache, csp_sources=sources)
+        except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
+            problem = template_problem(err, root)
+            if problem is None:
+                raise
+            raise ContentError([problem]) from None
+        later = assets.finish()  # files no page needs, made while the pages rendered (the search index)
+    finally:
+        assets.cancel()  # a failed build stops what is still running
+    outputs = dict(sorted({**outputs, **later}.items())) if later else outputs
     return BuildResult(outputs, [p for p in problems.items if p.severity == "warning"])
 
 
