@@ -9,7 +9,8 @@ Pagefind's Python API (`pagefind.index`) would take the pages in memory, but it 
 reply of its binary (a 2,000-page course would take minutes) and reads replies through a 2 MiB pipe
 buffer that a large index overflows. So the binary from `pagefind-bin` runs once per build on a
 temporary copy of the page bodies, and its output is read back into the outputs: the write stage
-stays the only writer of `site/`.
+stays the only writer of `site/`. It is started before the pages are rendered and read back after
+them (see PagefindRun), so the binary indexes while Python renders.
 """
 from __future__ import annotations
 

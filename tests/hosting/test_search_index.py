@@ -122,3 +122,19 @@ def test_a_build_that_fails_while_rendering_stops_pagefind_and_removes_its_copy(
     assert "nothing.css" in str(raised.value.problems[0].message)
     assert len(runs) == 1 and runs[0].process.poll() is not None  # not left running
     assert list(scratch.iterdir()) == []
+
+
+def test_a_pagefind_that_fails_fails_the_build_with_its_message(mini_course, monkeypatch, tmp_path):
+    import pytest
+
+    from coursegen import search
+    failing = tmp_path / "pagefind"
+    failing.write_text("#!/bin/sh\necho 'Error: the index could not be written' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    monkeypatch.setattr(search, "pagefind_binary", lambda: str(failing))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(search, "scratch_folder", lambda: str(scratch))
+    with pytest.raises(RuntimeError, match=r"Pagefind failed \(3\): Error: the index could not be written"):
+        build_site(mini_course)
+    assert list(scratch.iterdir()) == []
