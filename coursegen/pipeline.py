@@ -91,17 +91,22 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
             extension.check(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()
-    for extension in extensions:
-        extension.add_files(course, root, assets, problems)
-    problems.raise_if_errors(options.strict)
     try:
-        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs),
-                              assets, cache=cache, csp_sources=sources)
-    except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
-        problem = template_problem(err, root)
-        if problem is None:
-            raise
-        raise ContentError([problem]) from None
+        for extension in extensions:
+            extension.add_files(course, root, assets, problems)
+        problems.raise_if_errors(options.strict)
+        try:
+            outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs),
+                                  assets, cache=cache, csp_sources=sources)
+        except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
+            problem = template_problem(err, root)
+            if problem is None:
+                raise
+            raise ContentError([problem]) from None
+        later = assets.finish()  # files no page needs, made while the pages rendered (the search index)
+    finally:
+        assets.cancel()  # a failed build stops what is still running
+    outputs = dict(sorted({**outputs, **later}.items())) if later else outputs
     return BuildResult(outputs, [p for p in problems.items if p.severity == "warning"])
 
 

@@ -23,6 +23,31 @@ class Assets:
     def __init__(self):
         self.urls: dict[str, str] = {}
         self.files: dict[str, bytes] = {}
+        self.pending: list[tuple] = []  # (make, cancel) from later(), in the order they were asked for
+
+    def later(self, make, cancel=None) -> None:
+        """Have `make() -> {site path: bytes}` add files once the pages are rendered, in order with the
+        other later files (each sees the files of those before it in `files`); `cancel()` if the build fails.
+
+        For work no page needs, such as Pagefind's index, which then runs while the pages render."""
+        self.pending.append((make, cancel))
+
+    def finish(self) -> dict[str, bytes]:
+        """Make the later files, each into `files`; return them all."""
+        made = {}
+        while self.pending:
+            make, _ = self.pending.pop(0)
+            files = make()
+            self.files.update(files)
+            made.update(files)
+        return made
+
+    def cancel(self) -> None:
+        """Cancel the later files not yet made (a failed build)."""
+        while self.pending:
+            _, cancel = self.pending.pop(0)
+            if cancel:
+                cancel()
 
     def add(self, name: str, data: bytes, folder: str = "assets") -> str:
         """Store an asset and return its hashed site path."""

@@ -24,9 +24,10 @@ function score(section) {
   return section.weighted_locations.reduce((sum, location) => sum + location.balanced_score, 0);
 }
 
-async function sections(query) {
+async function sections(query, number) {
   // Pagefind ranks pages; a page's sections (one per heading or question) are ranked by their own matches.
   const found = await engine.search(query);
+  if (number !== asked) return null;  // typed on meanwhile: its fragments and excerpts would go unseen
   const pages = await Promise.all(found.results.slice(0, PAGES).map((result) => result.data()));
   const hits = pages.flatMap((page) => page.sub_results.map((section) => ({ page, section })));
   hits.sort((a, b) => score(b.section) - score(a.section));  // stable: equal scores keep the pages' order
@@ -59,13 +60,13 @@ async function show(query) {
   const status = dialog.querySelector("[data-search-status]");
   let found = { hits: [], more: false };
   try {
-    if (query.trim()) found = await sections(query);
+    if (query.trim()) found = await sections(query, number);
   } catch {  // a chunk or fragment that could not be fetched (offline before the service worker had it)
     if (number === asked) status.textContent = FAILED;
     return;
   }
-  const { hits, more } = found;
   if (number !== asked) return;
+  const { hits, more } = found;
   performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));
   status.textContent = !query.trim() ? "" : hits.length === 0 ? `No results for “${query}”.`

@@ -151,6 +151,7 @@ def test_a_cached_render_equals_rendering_without_the_cache(sample_course):
         getattr(extension, "add_files", lambda *args: None)(course, root, assets, problems)
     assert render_site(course, root, RenderOptions(), assets) == render_site(course, root, RenderOptions(), assets,
                                                                             cache=cache)
+    assets.cancel()  # the index and service worker, made after rendering, are not needed here
 
 
 def test_parsing_in_worker_processes_gives_the_same_site(tmp_path):

@@ -81,3 +81,60 @@ def test_the_bundle_is_only_what_search_js_loads(mini_course):
     entry = json.loads(outputs[f"{BUNDLE}/pagefind-entry.json"])
     assert list(entry["languages"]) == ["en"] and entry["languages"]["en"]["page_count"] == 3
     assert f'data-search-lib="{ENTRY}"' in outputs["first.html"].decode()
+
+
+def test_pagefind_indexes_while_the_pages_render_and_the_service_worker_lists_its_files(mini_course, monkeypatch):
+    from coursegen import pipeline, search
+    steps = []
+    started, render, files = search.PagefindRun.__init__, pipeline.render_site, search.PagefindRun.files
+    monkeypatch.setattr(search.PagefindRun, "__init__",
+                        lambda run, *args: (steps.append("Pagefind started"), started(run, *args))[1])
+    monkeypatch.setattr(pipeline, "render_site", lambda *args, **kw: (steps.append("pages rendered"),
+                                                                     render(*args, **kw))[1])
+    monkeypatch.setattr(search.PagefindRun, "files", lambda run: (steps.append("index read"), files(run))[1])
+    outputs = build_site(mini_course).outputs
+    assert steps == ["Pagefind started", "pages rendered", "index read"]
+    assert list(outputs) == sorted(outputs)  # the index's files join the outputs in order
+    precached = outputs["sw.js"].decode()
+    assert f'"{ENTRY}"' in precached and f'"{BUNDLE}/pagefind-entry.json"' in precached
+
+
+def test_a_build_that_fails_while_rendering_stops_pagefind_and_removes_its_copy(mini_course, monkeypatch, tmp_path):
+    import tempfile
+
+    import pytest
+
+    from coursegen import search
+    from coursegen.errors import ContentError
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(search, "scratch_folder", lambda: str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    runs = []
+    started = search.PagefindRun.__init__
+    monkeypatch.setattr(search.PagefindRun, "__init__", lambda run, *args: (runs.append(run), started(run, *args))[1])
+    templates = mini_course / "templates"
+    templates.mkdir(exist_ok=True)
+    (templates / "lesson.html").write_text('{% extends "base.html" %}{% block content %}{{ asset("nothing.css") }}'
+                                           "{% endblock %}\n")
+    with pytest.raises(ContentError) as raised:
+        build_site(mini_course)
+    assert "nothing.css" in str(raised.value.problems[0].message)
+    assert len(runs) == 1 and runs[0].process.poll() is not None  # not left running
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_pagefind_that_fails_fails_the_build_with_its_message(mini_course, monkeypatch, tmp_path):
+    import pytest
+
+    from coursegen import search
+    failing = tmp_path / "pagefind"
+    failing.write_text("#!/bin/sh\necho 'Error: the index could not be written' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    monkeypatch.setattr(search, "pagefind_binary", lambda: str(failing))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(search, "scratch_folder", lambda: str(scratch))
+    with pytest.raises(RuntimeError, match=r"Pagefind failed \(3\): Error: the index could not be written"):
+        build_site(mini_course)
+    assert list(scratch.iterdir()) == []

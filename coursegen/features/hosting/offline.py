@@ -92,7 +92,12 @@ def _json_list(paths: tuple[str, ...]) -> str:
 
 
 def add_files(course, root, assets, problems) -> None:
-    """Write sw.js at the site root; templates reach it as asset('sw.js')."""
-    site_files = {**load_theme_assets(root).files, **assets.files}
-    assets.files[SW_NAME] = service_worker(course, root, site_files)
+    """Write sw.js at the site root; templates reach it as asset('sw.js').
+
+    It is made after the pages (assets.later), once the files it precaches are all known: the
+    search index's are known only when Pagefind, which runs while the pages render, is done."""
+    def worker() -> dict[str, bytes]:
+        site_files = {**load_theme_assets(root).files, **assets.files}
+        return {SW_NAME: service_worker(course, root, site_files)}
     assets.urls[SW_NAME] = SW_NAME
+    assets.later(worker)

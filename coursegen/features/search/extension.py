@@ -9,7 +9,8 @@ Pagefind's Python API (`pagefind.index`) would take the pages in memory, but it 
 reply of its binary (a 2,000-page course would take minutes) and reads replies through a 2 MiB pipe
 buffer that a large index overflows. So the binary from `pagefind-bin` runs once per build on a
 temporary copy of the page bodies, and its output is read back into the outputs: the write stage
-stays the only writer of `site/`.
+stays the only writer of `site/`. It is started before the pages are rendered and read back after
+them (see PagefindRun), so the binary indexes while Python renders.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from coursegen.model import replaced_units
@@ -78,23 +80,68 @@ def search_bundle(pages: dict[str, str], language: str, background: bool = False
     """Return Pagefind's files for `pages` (from indexed_pages), keyed by their site paths.
 
     `background` (serve) runs Pagefind at a low priority: the rebuild of the next save comes first."""
-    if not pages:  # Pagefind refuses to make an empty index; search then says it could not load
-        return {}
-    with tempfile.TemporaryDirectory(prefix="coursegen-search-", dir=scratch_folder()) as folder:
-        copy, bundle = Path(folder) / "pages", Path(folder) / BUNDLE
-        copy.mkdir()
-        for url, html in pages.items():  # plain open(): in serve this runs beside the rebuilds, in one interpreter
-            with open(os.path.join(copy, url), "w", encoding="utf-8") as file:
-                file.write(html)
-        nice = ["nice", "-n", "10"] if background and shutil.which("nice") else []
-        command = [*nice, pagefind_binary(), "--site", str(copy), "--output-path", str(bundle), "--silent",
-                   "--force-language", language, "--exclude-selectors", ", ".join(EXCLUDED)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
-        if done.returncode:
-            raise RuntimeError(f"Pagefind failed ({done.returncode}): {done.stderr or done.stdout}")
-        files = {f"{BUNDLE}/{path}": data for path, data in read_tree(str(bundle)).items()}
-    dropped = unused_wasm(files)
-    return {path: data for path, data in files.items() if not UNUSED.search(path) and path not in dropped}
+    return PagefindRun(pages, language, background).files()
+
+
+class PagefindRun:
+    """Pagefind indexing `pages` in its own process, started at once; files() waits for its output.
+
+    A build starts it before rendering and asks for its files after: the binary is a separate
+    process, so it indexes while Python renders the pages (which do not depend on the index)."""
+
+    def __init__(self, pages: dict[str, str], language: str, background: bool = False):
+        self.process = None
+        self.folder = None
+        if not pages:  # Pagefind refuses to make an empty index; search then says it could not load
+            return
+        self.folder = tempfile.TemporaryDirectory(prefix="coursegen-search-", dir=scratch_folder())
+        try:
+            copy = os.path.join(self.folder.name, "pages")
+            os.mkdir(copy)
+            for url, html in pages.items():  # plain open(): in serve this runs beside the rebuilds, in one interpreter
+                with open(os.path.join(copy, url), "w", encoding="utf-8") as file:
+                    file.write(html)
+            nice = ["nice", "-n", "10"] if background and shutil.which("nice") else []
+            command = [*nice, pagefind_binary(), "--site", copy, "--output-path", self.bundle, "--silent",
+                       "--force-language", language, "--exclude-selectors", ", ".join(EXCLUDED)]
+            # Its messages go to a file, not a pipe: nobody reads a pipe while the pages render.
+            with open(os.path.join(self.folder.name, "log"), "wb") as log:
+                self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+            self.deadline = time.monotonic() + TIMEOUT
+        except BaseException:
+            self.cancel()
+            raise
+
+    @property
+    def bundle(self) -> str:
+        return os.path.join(self.folder.name, BUNDLE)
+
+    def files(self) -> dict[str, bytes]:
+        """Wait for Pagefind; return the files search.js uses, keyed by their site paths."""
+        if self.process is None:
+            return {}
+        try:
+            try:
+                code = self.process.wait(timeout=max(0.0, self.deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                raise RuntimeError(f"Pagefind did not finish within {TIMEOUT} s") from None
+            if code:
+                with open(os.path.join(self.folder.name, "log"), encoding="utf-8", errors="replace") as log:
+                    raise RuntimeError(f"Pagefind failed ({code}): {log.read()}")
+            files = {f"{BUNDLE}/{path}": data for path, data in read_tree(self.bundle).items()}
+        finally:
+            self.cancel()
+        dropped = unused_wasm(files)
+        return {path: data for path, data in files.items() if not UNUSED.search(path) and path not in dropped}
+
+    def cancel(self) -> None:
+        """Stop Pagefind if it still runs (the build failed) and remove its folder."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.folder is not None:
+            self.folder.cleanup()
+            self.folder = None
 
 
 def read_tree(folder: str) -> dict[str, bytes]:
@@ -218,10 +265,14 @@ def add_files(course, root, assets, problems) -> None:
 
     Not content-hashed: Pagefind names its index chunks and fragments by their content already,
     and pagefind.js must keep its name to find them. Its URL stays out of every page's bytes, so
-    editing one lesson in `serve` rewrites that lesson and the index, not all pages.
+    editing one lesson in `serve` rewrites that lesson and the index, not all pages. A build's
+    Pagefind runs while the pages render (assets.later); serve's is made beside the rebuilds.
     """
     language = course.config.language or "en"
-    background = BACKGROUND.get(Path(root).resolve())
-    assets.files.update(background.bundle(course, language) if background
-                        else search_bundle(indexed_pages(course, language), language))
     assets.urls[ENTRY] = ENTRY
+    background = BACKGROUND.get(Path(root).resolve())
+    if background:
+        assets.files.update(background.bundle(course, language))
+        return
+    run = PagefindRun(indexed_pages(course, language), language)
+    assets.later(run.files, run.cancel)
