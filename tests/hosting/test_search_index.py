@@ -84,7 +84,8 @@ def test_the_bundle_is_only_what_search_js_loads(mini_course):
 
 
 def test_pagefind_indexes_while_the_pages_render_and_the_service_worker_lists_its_files(mini_course, monkeypatch):
-    from coursegen import pipeline, search
+    from coursegen import pipeline
+    from coursegen.features.search import extension as search
     steps = []
     started, render, files = search.PagefindRun.__init__, pipeline.render_site, search.PagefindRun.files
     monkeypatch.setattr(search.PagefindRun, "__init__",
@@ -104,7 +105,7 @@ def test_a_build_that_fails_while_rendering_stops_pagefind_and_removes_its_copy(
 
     import pytest
 
-    from coursegen import search
+    from coursegen.features.search import extension as search
     from coursegen.errors import ContentError
     scratch = tmp_path / "scratch"
     scratch.mkdir()
@@ -127,7 +128,7 @@ def test_a_build_that_fails_while_rendering_stops_pagefind_and_removes_its_copy(
 def test_a_pagefind_that_fails_fails_the_build_with_its_message(mini_course, monkeypatch, tmp_path):
     import pytest
 
-    from coursegen import search
+    from coursegen.features.search import extension as search
     failing = tmp_path / "pagefind"
     failing.write_text("#!/bin/sh\necho 'Error: the index could not be written' >&2\nexit 3\n")
     failing.chmod(0o755)
