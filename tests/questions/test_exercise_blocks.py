@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from coursegen.features.questions import harness as exercise_harness
-from coursegen.cache import author_code_uses
+from coursegen.stages.load import author_code_uses
 from helpers import FIXTURES, REPO, copy_course, run_cli
 
 CHECKS = re.compile(r'<script type="application/json" data-exercise-checks>(.*?)</script>', re.S)
