@@ -33,7 +33,7 @@ Value = TypeVar("Value")
 PER_PAGE = 100_000
 SIZES = {"text": PER_PAGE, "source uses": PER_PAGE, "page": PER_PAGE, "rendered": PER_PAGE, "filled": PER_PAGE,
          "element ids": 1024, "mathml": 4096, "math problem": 4096, "lexer": 256,
-         "wheel sha256": 64, "extension file": 32, "signature": 16, "parser": 1, "jinja": 1}
+         "wheel sha256": 64, "extension file": 32, "setup failure": 64, "signature": 16, "parser": 1, "jinja": 1}
 DEFAULT_SIZE = 4
 
 
