@@ -14,7 +14,6 @@ from pathlib import Path
 
 from coursegen.cache import BuildCache
 from coursegen.errors import ContentError, Problem, Problems
-from coursegen.memo import building
 from coursegen.extensions import ModuleExtension, course_extensions
 from coursegen.features import anchors, callouts, csp
 from coursegen.features.calc import extension as calc
@@ -22,6 +21,7 @@ from coursegen.features.hosting import offline, robots
 from coursegen.features.questions import extension as questions
 from coursegen.features.search import extension as search
 from coursegen.features.widgets import extension as widgets
+from coursegen.memo import building
 from coursegen.paths import COURSE_INPUTS
 from coursegen.stages.assets import Assets
 from coursegen.stages.link import link_pages
@@ -88,7 +88,7 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     md = parser(extensions, memo)
     ctx = ParseContext(root=root, slug_by_path=slug_by_path(memo),
                        extra=prepare_extensions(root, config, problems, extensions))
-    pages = parse_pages(md, sources, ctx, problems, memo, changes, cache.parallel,
+    pages = parse_pages(md, sources, ctx, problems, memo, changes, parallel=cache.parallel,
                         meanwhile=lambda: warm_up_rendering(root, memo, cache.compiled_templates))
     course = link_pages(config, pages, problems, memo, changes, options.drafts) if config else None
     sources = csp_sources(config, extensions) if config else {}
@@ -103,8 +103,9 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         extension.add_files(course, root, assets, problems)
     problems.raise_if_errors(options.strict)
     try:
-        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets, sources,
-                              memo, changes, cache.compiled_templates, cache.parallel)
+        outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode), assets,
+                              csp_sources=sources, memo=memo, changes=changes,
+                              compiled=cache.compiled_templates, parallel=cache.parallel)
     except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
         problem = template_problem(err, root)
         if problem is None:
