@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from coursegen.memo import active
+
 DEFAULT_SECONDS = 10.0
 DEFAULT_MEMORY_MB = 4096
 SEND_EVERY = 0.02  # seconds: the worker sends the results it has at least this often (fewer, larger messages)
@@ -96,8 +98,10 @@ def call_each(limits: Limits, root: Path, function, arg_tuples: list[tuple], set
     The worker receives them all at once and sends each result as soon as it has it, so many short
     calls (a widget's baked states) cost one round trip, not one each; it stops at the first that fails.
     """
-    if setup in _SETUP_FAILURES:  # it failed before (a hang would only hang again): fail at once
-        raise SetupFailed(_SETUP_FAILURES[setup])
+    memo = active()  # the build's: a setup that failed in it (a hang would only hang again) fails at once
+    failed = memo.peek("setup failure", setup) if memo is not None and setup is not None else None
+    if failed is not None:
+        raise SetupFailed(failed)
     worker = _worker(limits)
     try:
         if setup is not None and setup not in worker.done:
@@ -107,7 +111,8 @@ def call_each(limits: Limits, root: Path, function, arg_tuples: list[tuple], set
             try:
                 next(worker.answers(limits.seconds, root, 1))
             except Exception as err:  # noqa: BLE001 - the caller tells author mistakes from bugs
-                _SETUP_FAILURES[setup] = err
+                if memo is not None:  # its arguments change when its inputs do
+                    memo.put("setup failure", setup, err)
                 raise SetupFailed(err) from err
             worker.done.add(setup)
         worker.send(limits.seconds, root, function, arg_tuples)
@@ -320,7 +325,6 @@ class WorkerTraceback(Exception):
 
 
 _WORKERS: dict[int, Worker] = {}  # process id → its worker (a forked child starts its own)
-_SETUP_FAILURES: dict[tuple, Exception] = {}  # setup → what it raised (its arguments change when its inputs do)
 
 
 def _read_all(fd: int) -> str:

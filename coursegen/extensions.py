@@ -30,6 +30,7 @@ from pathlib import Path
 
 from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.errors import ContentError, Problem, Problems
+from coursegen.memo import memoized
 
 HOOKS = ("install", "prepare", "check", "add_files", "csp")
 AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
@@ -142,12 +143,13 @@ def load(root: Path, entry: str):
         file = (root / entry).resolve()
         if not file.is_file() or not file.is_relative_to(root.resolve()):
             raise FileNotFoundError(f"no file {entry} in the course")
-        return _load_file(file, file.stat().st_mtime_ns, file.stat().st_size), file.stem
+        stat = file.stat()  # `serve`: loaded again only when the file changes
+        key = (file, stat.st_mtime_ns, stat.st_size)
+        return memoized("extension file", key, lambda: _load_file(*key)), file.stem
     with _course_on_path(root):
         return importlib.import_module(entry), entry.rsplit(".", 1)[-1]
 
 
-@functools.lru_cache(maxsize=32)  # `serve`: loaded again only when the file changes
 def _load_file(file: Path, _mtime: int, _size: int):
     name = "coursegen_course_ext_" + hashlib.sha256(str(file).encode()).hexdigest()[:12] + f"_{_mtime}"
     spec = importlib.util.spec_from_file_location(name, file)

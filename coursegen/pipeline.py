@@ -21,10 +21,14 @@ from coursegen.features.hosting import offline, robots
 from coursegen.features.questions import extension as questions
 from coursegen.features.search import extension as search
 from coursegen.features.widgets import extension as widgets
+from coursegen.memo import building
 from coursegen.paths import COURSE_INPUTS
 from coursegen.stages.assets import Assets
-from coursegen.stages.parse import ParseContext
-from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem
+from coursegen.stages.link import link_pages
+from coursegen.stages.load import (check_files, kept_reader, load_course_config, load_course_sources,
+                                   slug_by_path, uses_author_code)
+from coursegen.stages.parse import ParseContext, parse_pages, parser
+from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem, warm_up_rendering
 from coursegen.theme import appearance
 
 # In this order; offline last: it precaches the others' files.
@@ -55,34 +59,39 @@ class BuildResult:
 def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildCache | None = None) -> BuildResult:
     """Return the built site for the course at `root`, or raise ContentError listing every problem.
 
-    Pass the same `cache` to successive builds of one course to redo only what changed.
+    Pass the same `cache` to successive builds of one course to redo only what changed; without
+    one the build starts from a fresh BuildCache. Its memo is the one deep helpers reach
+    (`memo.memoized`) while this build runs.
     """
-    with collector_paused():
-        return _build(root, options, cache or BuildCache())
+    cache = cache if cache is not None else BuildCache()
+    with collector_paused(), building(cache.memo):
+        return _build(root, options, cache)
 
 
 def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
+    memo, changes = cache.memo, cache.changes
     problems = Problems()
     check_environment(problems)
-    cache.check_course_files(root, problems)  # before any read: a FIFO would block it, a link would publish /etc
+    check_files(root, problems, changes)  # before any read: a FIFO would block it, a link would publish /etc
     problems.raise_if_errors()
-    config = cache.load_config(root, problems)
+    read = kept_reader(memo, changes)
+    config = load_course_config(root, problems, read, memo)
     if config and config.python.package not in COURSE_INPUTS:  # the course's own Python, named in course.yaml
-        cache.check_course_files(root, problems, names=(config.python.package,))
+        check_files(root, problems, changes, names=(config.python.package,))
     if config is None or not config.units:  # every page would report follow-on problems: show the cause alone
         problems.raise_if_errors()
     if config and options.offline:
         config = offline.self_hosted(config)
-    sources = cache.load_sources(root, problems)
-    if config and cache.uses_author_code():  # its worker starts meanwhile
+    sources = load_course_sources(root, problems, read, memo, changes)
+    if config and uses_author_code(memo):  # its worker starts meanwhile
         calc.warm_up(root, config)
     extensions = all_extensions(root, config, problems)
-    md = cache.markdown(extensions)
-    ctx = ParseContext(root=root, slug_by_path=cache.slug_by_path(),
+    md = parser(extensions, memo)
+    ctx = ParseContext(root=root, slug_by_path=slug_by_path(memo),
                        extra=prepare_extensions(root, config, problems, extensions))
-    pages = cache.parse_pages(md, sources, ctx, problems, meanwhile=lambda: cache.warm_up_rendering(root),
-                              jobs=options.jobs)
-    course = cache.link(config, pages, problems, options.drafts) if config else None
+    pages = parse_pages(md, sources, ctx, problems, memo, changes, jobs=options.jobs,
+                        meanwhile=lambda: warm_up_rendering(root, memo, cache.compiled_templates))
+    course = link_pages(config, pages, problems, memo, changes, options.drafts) if config else None
     sources = csp_sources(config, extensions) if config else {}
     if course:
         missing_templates(course, root, problems)
@@ -97,7 +106,8 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         problems.raise_if_errors(options.strict)
         try:
             outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs),
-                                  assets, cache=cache, csp_sources=sources)
+                                  assets, csp_sources=sources, memo=memo, changes=changes,
+                                  compiled=cache.compiled_templates)
         except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
             problem = template_problem(err, root)
             if problem is None:

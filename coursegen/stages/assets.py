@@ -1,13 +1,13 @@
 """Static assets: content-hashed names so browsers may cache them forever."""
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import posixpath
 from pathlib import Path
 from urllib.parse import quote
 
+from coursegen.memo import memoized
 from coursegen.theme import files as theme
 
 
@@ -78,7 +78,7 @@ def load_theme_assets(root: Path) -> Assets:
     templates/assets/ replacing them file by file (a fresh copy)."""
     named = theme.asset_files(root)
     stamps = tuple((name, *stamp) for name, stamp in zip(named, file_stamps(named.values())))
-    loaded = _theme_assets(stamps)  # read and hashed again only when a file changed
+    loaded = memoized("theme assets", stamps, lambda: _theme_assets(stamps))  # read and hashed again when a file changed
     copy = Assets()
     copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
     return copy
@@ -89,7 +89,6 @@ def file_stamps(files) -> tuple:
     return tuple((file, stat.st_mtime_ns, stat.st_size) for file in files for stat in [file.stat()])
 
 
-@functools.lru_cache(maxsize=4)
 def _theme_assets(stamps: tuple) -> Assets:
     assets = Assets()
     for name, file, _, _ in stamps:
@@ -98,10 +97,11 @@ def _theme_assets(stamps: tuple) -> Assets:
     return assets
 
 
-@functools.lru_cache(maxsize=1)
 def pygments_css() -> str:
-    """Return code-highlighting colours for the light theme and, scoped, the dark one."""
-    from pygments.formatters import HtmlFormatter  # on first use, like the highlighter (see markdown.py)
-    light = HtmlFormatter(style="default").get_style_defs(".highlight")
-    dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .highlight")
-    return f"{light}\n{dark}\n"
+    """Return code-highlighting colours for the light theme and, scoped, the dark one (memoized)."""
+    def make() -> str:
+        from pygments.formatters import HtmlFormatter  # on first use, like the highlighter (see parse.py)
+        light = HtmlFormatter(style="default").get_style_defs(".highlight")
+        dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .highlight")
+        return f"{light}\n{dark}\n"
+    return memoized("pygments css", None, make)

@@ -1,12 +1,43 @@
-"""Link stage: put pages in course order, check cross-references, compute navigation once."""
-from __future__ import annotations
+"""Link stage: put pages in course order, check cross-references, compute navigation once.
 
-import functools
+`link_pages` links the whole course, or, in `serve` when only some pages were parsed again and
+nothing else moved, replaces their units in the last build's course (`relinked`).
+"""
+from __future__ import annotations
 
 from coursegen.stages.config import CONFIG_NAME, CourseConfig
 from coursegen.errors import Problems, did_you_mean
+from coursegen.memo import Changes, Memo, memoized
 from coursegen.stages.parse import element_ids
 from coursegen.model import Course, Page, Unit
+
+
+def link_pages(config: CourseConfig, pages: list[Page], problems: Problems, memo: Memo, changes: Changes,
+               drafts: bool = False) -> Course:
+    """Return `link_course`'s answer, re-linking only the re-parsed pages when it can.
+
+    It can when the watcher named every change, the last link (the memo's "linked" record) was of
+    the same configuration and sources and found no problem, and each re-parsed page ("relink",
+    recorded by the parse stage) keeps its place (published or not) and its links stay good: then
+    the course is the last one with those units replaced, and only their links, and links to them
+    when their anchors changed, are checked again."""
+    records = memo.records
+    last, relink = records.pop("linked", None), sorted(records.pop("relink", ()))
+    slugs = records.get("slug by path")
+    course = None
+    if changes.known and last is not None and last[0] is config and last[1] == drafts and last[2] is slugs:
+        kept = memo.table("page")
+        course = relinked(last[3], [kept[path][1] for path in relink if path in kept],
+                          records["linkers"], drafts)
+    if course is None:
+        before = len(problems.items)
+        course = link_course(config, pages, problems, drafts)
+        records["linkers"] = linkers(course.written)
+        if len(problems.items) != before:
+            return course
+    records["linked"] = (config, drafts, slugs, course)
+    return course
+
 
 def link_course(config: CourseConfig, pages: list[Page], problems: Problems, drafts: bool = False) -> Course:
     """Return the Course in `units:` order, reporting units without sources and stray sources."""
@@ -67,9 +98,8 @@ def page_ids(page: Page) -> frozenset[str]:
     return page.derived["ids"] if "ids" in page.derived else _ids_in(page.html)
 
 
-@functools.lru_cache(maxsize=1024)
 def _ids_in(html: str) -> frozenset[str]:
-    return element_ids(html)
+    return memoized("element ids", html, lambda: element_ids(html))
 
 
 def check_links(course: Course, problems: Problems, units=None) -> None:
@@ -86,3 +116,49 @@ def check_links(course: Course, problems: Problems, units=None) -> None:
                 problems.error(where, link.line, f"link to '#{link.anchor}' in '{link.slug}', which has no such anchor",
                                did_you_mean(link.anchor, ids[link.slug]) or
                                "anchors are heading texts in lowercase with hyphens")
+
+
+def relinked(course: Course, pages: list[Page], found_linkers: dict[str, set], drafts: bool) -> Course | None:
+    """Return `course` with the units of `pages` (re-parsed, same sources) made again, or None when
+    that could change more than those units: a page published or withdrawn, a problem to report.
+    `found_linkers` (see linkers) is brought up to date with the new pages' links."""
+    units = list(course.units)
+    for page in pages:
+        old = course.unit(page.slug)
+        if old is None or old.page is None:
+            return None
+        problems = Problems()
+        unit = make_unit(old.number, course.config.units[old.number - 1], {page.slug: page}, problems, drafts)
+        if problems.items or unit.page is None:
+            return None
+        units[old.number - 1] = unit
+    new = Course(config=course.config, units=tuple(units))
+    reached = {page.slug for page in pages}
+    for page in pages:
+        if page_ids(page) != page_ids(course.unit(page.slug).page):  # the anchors others link to may be gone
+            reached |= found_linkers.get(page.slug, set())
+    problems = Problems()
+    check_links(new, problems, [new.unit(slug) for slug in sorted(reached)])
+    if problems.items:
+        return None
+    for page in pages:
+        update_linkers(found_linkers, page.slug, {link.slug for link in course.unit(page.slug).page.links},
+                       {link.slug for link in page.links})
+    return new
+
+
+def linkers(units) -> dict[str, set]:
+    """Return {slug: slugs of the units whose pages link to it} (a review's revisit links count)."""
+    found: dict[str, set] = {}
+    for unit in units:
+        for link in unit.page.links:
+            found.setdefault(link.slug, set()).add(unit.slug)
+    return found
+
+
+def update_linkers(found: dict[str, set], slug: str, old_targets: set, new_targets: set) -> None:
+    """Record in `found` (from linkers) that the page `slug` now links to `new_targets`, not `old_targets`."""
+    for target in old_targets - new_targets:
+        found.get(target, set()).discard(slug)
+    for target in new_targets - old_targets:
+        found.setdefault(target, set()).add(slug)

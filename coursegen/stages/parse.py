@@ -3,6 +3,11 @@
 Extensions (widgets, questions, callouts, diagrams, computed numbers) plug in through
 `install(md)` functions; fenced blocks dispatch on the first word of their info string.
 Problems are recorded in `env["problems"]` with the token's line; nothing raises mid-parse.
+
+`parse_pages` parses only the sources whose *parse key* changed since the memo's last build: a
+page's own text plus what parsing may consult (the set of sources, course.yaml, media files; the
+course's Python package for pages with `{calc}`; widgets/, that package and the template folders
+for pages with widgets or exercises). With a fresh memo that is every source: the same code path.
 """
 from __future__ import annotations
 
@@ -11,7 +16,6 @@ import itertools
 import posixpath
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -25,9 +29,14 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from coursegen.features.csp import page_resources
 from coursegen.errors import Problems, did_you_mean
+from coursegen.extensions import parse_failure
+from coursegen.memo import Changes, Memo, digest, memoized, tree_signature, under
 from coursegen.model import Heading, Link, Page, Source
+from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
 from coursegen.schema import Schema, check
+from coursegen.stages.load import SOURCE_DIRS, author_code_uses
+from coursegen.theme import files as theme
 from coursegen.yamlio import YamlError, load_yaml
 
 FRONT_MATTER = Schema("front matter", {"title": str, "summary": str, "kicker": str, "lede": str,
@@ -67,6 +76,114 @@ def make_markdown(extensions=()) -> MarkdownIt:
     md.core.ruler.push("course_links", _resolve_links)
     md.core.ruler.push("course_checks", _check_blocks_and_math)
     return md
+
+
+def parser(extensions, memo: Memo) -> MarkdownIt:
+    """Return the parser with these extensions installed, made again only when they change (and with
+    it every page is parsed again: see parse_pages)."""
+    extensions = tuple(extensions)
+    return memo.get("parser", extensions, lambda: make_markdown(extensions))
+
+
+def parse_pages(md: MarkdownIt, sources: list[Source], ctx: ParseContext, problems: Problems, memo: Memo,
+                changes: Changes, jobs: int | None = None, meanwhile=None) -> list[Page]:
+    """Return a Page per source, parsing only those whose parse key differs from the memo's.
+
+    When the watcher named every change and nothing all pages share moved, only the sources the
+    load stage read again ("unparsed") are keyed; the others are the same objects as last time, so
+    their keys are too. Problems of kept pages are reported again, in path order as in a full build.
+    Pages are parsed in `jobs` processes (None: one per core); `meanwhile()` runs in this process
+    while they are (see parallel.parallel_map).
+    Records "parsed" (the paths parsed now) and adds them to "reparsed" and "relink" (for render, link)."""
+    records = memo.records
+    shared = shared_parse_inputs(ctx, memo, changes)
+    if records.get("parsed with") is not md:  # another parser: no kept page holds its syntax
+        memo.clear("page")
+        records["with problems"] = {}
+    if changes.known and shared == records.get("parse inputs") and records.get("parsed with") is md:
+        loaded = records["sources"]
+        candidates = [loaded[path] for path in sorted(records.get("unparsed", ())) if path in loaded]
+    else:
+        candidates = sources
+    records.update({"parse inputs": shared, "parsed with": md, "unparsed": set()})
+    with_problems: dict[str, list] = records.setdefault("with problems", {})
+    kept = memo.table("page")  # path → (parse key, Page, its problems, short hash of the key)
+    keys = {s.path: parse_key(s, shared, memo) for s in candidates}
+    todo = [s for s in candidates if kept.get(s.path, ((),))[0] != keys[s.path]]
+    for source, (page, items) in zip(todo, parse_many(md, todo, ctx, jobs, meanwhile)):
+        memo.put("page", source.path, (keys[source.path], page, items, digest(keys[source.path])))
+        with_problems.pop(source.path, None)
+        if items:
+            with_problems[source.path] = items
+    if len(memo.table("page")) != len(sources) or candidates is sources:  # a source is gone: forget its page
+        memo.keep_only("page", [s.path for s in sources])
+        records["with problems"] = with_problems = {s.path: with_problems[s.path] for s in sources
+                                                    if s.path in with_problems}
+    records["parsed"] = [s.path for s in todo]
+    records.setdefault("reparsed", set()).update(records["parsed"])
+    records.setdefault("relink", set()).update(records["parsed"])
+    for path in sorted(with_problems):  # sources come sorted by path: the order of a full build
+        problems.items.extend(with_problems[path])
+    kept = memo.table("page")
+    return [kept[s.path][1] for s in sources]
+
+
+def shared_parse_inputs(ctx: ParseContext, memo: Memo, changes: Changes) -> dict:
+    """Return what parsing may consult beside a page's own text, as hashes: "all" for every page,
+    "calc" for pages with {calc}, "widgets" for pages with widgets."""
+    root, records = ctx.root, memo.records
+    code = ctx.extra.get("calc")  # calc.CourseCode: the way to the course's Python package
+    name = code.package if code is not None else "kernels"
+    config_text = records.get("config text", "")  # as the load stage read it
+    if records.get("all parse inputs", (None, None))[:2] != (ctx.slug_by_path, config_text):
+        records["all parse inputs"] = (ctx.slug_by_path, config_text,
+                                       digest(sorted(ctx.slug_by_path.items()), config_text))
+    media = changes.signature("media", _covers_media, lambda: media_signature(root))
+    return {"all": digest(records["all parse inputs"][2], media),
+            "calc": changes.signature(f"calc {name}", under(name), lambda: tree_signature(root / name)),
+            "widgets": changes.signature(f"widgets {name}", under(name, "widgets", theme.COURSE_TEMPLATES),
+                                         lambda: tree_signature(root / name, root / "widgets", *theme.folders(root)))}
+
+
+def parse_key(source: Source, shared: dict, memo: Memo) -> tuple:
+    """Return the key that changes whenever re-parsing `source` could give a different Page."""
+    loaded = memo.records.get("sources", {}).get(source.path) is source  # else a source the load stage did not give
+    calc, widget = memo.peek("source uses", source.path) if loaded else author_code_uses(source.text)
+    uses = [shared["all"]] + [shared["calc"]] * calc + [shared["widgets"]] * widget  # an exercise also carries the theme's worker URL
+    return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
+
+
+def media_signature(root: Path) -> str:
+    """Return a hash of every non-Markdown file next to the sources and under media/."""
+    files = [f for folder in ("lessons", "reviews") if (root / folder).is_dir()
+             for f in sorted((root / folder).rglob("*")) if f.suffix != ".md"]
+    return tree_signature(*files, root / "media")
+
+
+def _covers_media(path: str) -> bool:
+    """Return whether a changed course path can change media_signature."""
+    top, _, rest = path.partition("/")
+    return top == "media" or (top in SOURCE_DIRS and not rest.endswith(".md"))
+
+
+def parse_one(md: MarkdownIt, source: Source, ctx: ParseContext) -> tuple:
+    """Return (Page, problems) for one source, its problems kept apart for the memo."""
+    problems = Problems()
+    try:
+        page = parse_source(md, source, ctx, problems)
+    except Exception as err:  # noqa: BLE001 - only a course extension's failure is kept (see parse_failure)
+        problem = parse_failure(err, source.path, ctx.root)
+        if problem is None:
+            raise
+        problems.items.append(problem)
+        page = Page(source=source, meta=dict(FRONT_MATTER_DEFAULTS), html="")
+    return page, problems.items
+
+
+def parse_many(md: MarkdownIt, sources: list[Source], ctx: ParseContext, jobs: int | None,
+               meanwhile=None) -> list[tuple]:
+    """Return (Page, problems) per source, in order, in `jobs` processes for large batches."""
+    return parallel_map(lambda source: parse_one(md, source, ctx), sources, jobs, meanwhile)
 
 
 def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Problems) -> Page:
@@ -204,21 +321,26 @@ def highlight_code(code: str, lang: str, _attrs) -> str:
 # milliseconds, which a build on two processes then pays in both at once rather than before it
 # splits, and a course without code or math never pays.
 
-@lru_cache(maxsize=1)
+# The formatter, lexers and formulas are kept in the build's memo (memoized: a formula or a
+# language repeats across pages, and a formatter costs more to make than a short highlight).
+
 def _formatter():
-    from pygments.formatters import HtmlFormatter
-    return HtmlFormatter(nowrap=True)  # made once: building one costs more than a short highlight
+    def make():
+        from pygments.formatters import HtmlFormatter
+        return HtmlFormatter(nowrap=True)
+    return memoized("pygments formatter", None, make)
 
 
-@lru_cache(maxsize=256)
 def _lexer(lang: str):
     """Return the Pygments lexer for a fence language, or None when Pygments has none."""
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-    try:
-        return get_lexer_by_name(lang)
-    except ClassNotFound:
-        return None
+    def find():
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+        try:
+            return get_lexer_by_name(lang)
+        except ClassNotFound:
+            return None
+    return memoized("lexer", lang, find)
 
 
 def _latex_to_mathml(latex: str, **options) -> str:
@@ -231,12 +353,13 @@ def render_math(latex: str, options) -> str:
     return _mathml(latex, "block" if options.get("display_mode") else "inline")
 
 
-@lru_cache(maxsize=4096)
 def _mathml(latex: str, display: str) -> str:
-    try:
-        return _latex_to_mathml(latex, display=display)
-    except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
-        return f'<code class="math-error">{escapeHtml(latex)}</code>'
+    def convert() -> str:
+        try:
+            return _latex_to_mathml(latex, display=display)
+        except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
+            return f'<code class="math-error">{escapeHtml(latex)}</code>'
+    return memoized("mathml", (latex, display), convert)
 
 
 # ---- core rules: links, misspelled or unclosed blocks, math -------------------------------
@@ -357,9 +480,12 @@ def _check_math(latex: str, line: int, env: dict) -> None:
         env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
 
 
-@lru_cache(maxsize=4096)
 def _math_problem(latex: str) -> str:
-    """Return why latex2mathml cannot read `latex`, or '' when it can (cached: formulas repeat)."""
+    """Return why latex2mathml cannot read `latex`, or '' when it can (memoized: formulas repeat)."""
+    return memoized("math problem", latex, lambda: _find_math_problem(latex))
+
+
+def _find_math_problem(latex: str) -> str:
     try:
         mathml = _latex_to_mathml(latex)
     except Exception as err:  # noqa: BLE001 - any failure is the author's latex

@@ -1,7 +1,17 @@
-"""Render stage: Jinja templates → {site path: bytes}. Nothing here touches the disk but templates."""
+"""Render stage: Jinja templates → {site path: bytes}. Nothing here touches the disk but templates.
+
+Pages are rendered through the build's memo: a unit page is rendered again only when its *render
+key* changed (its parse key, its unit and neighbours, the headings of the pages it links to, and
+what every page shares: the course outline, the configuration, the templates, the serve switch),
+the index and 404 only when what every page shares did. Asset URLs are not part of the key:
+pages are rendered with a marker in place of each `asset(name)` URL and the markers are replaced
+afterwards (`split_marked`, `filled_page`), so a new search index does not re-render every page.
+With a fresh memo every page renders: the same code path as a rebuild.
+"""
 from __future__ import annotations
 
 import os
+import re
 import traceback
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -15,8 +25,13 @@ from coursegen.features import csp
 from coursegen.theme import files as theme
 from coursegen.stages.assets import Assets, import_map, load_theme_assets
 from coursegen.errors import Problem
+from coursegen.memo import Changes, Memo, digest, tree_signature, under
 from coursegen.model import Course, Unit
+from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
+
+MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in author text (see split_marked)
+MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
 
 
 @dataclass(frozen=True)
@@ -76,11 +91,13 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 
 def render_site(course: Course, root: Path, options: RenderOptions = RenderOptions(),
-                extra_assets: Assets | None = None, cache=None,
-                csp_sources: dict | None = None) -> dict[str, bytes]:
-    """Return every output file of the site, keyed by its path inside site/."""
-    folders = theme.folders(root)
-    env = cache.environment(folders) if cache else make_environment(folders)  # cache: incremental.BuildCache
+                extra_assets: Assets | None = None, csp_sources: dict | None = None, memo: Memo | None = None,
+                changes: Changes | None = None, compiled: jinja2.BytecodeCache | None = None) -> dict[str, bytes]:
+    """Return every output file of the site, keyed by its path inside site/, rendering again only what
+    the memo's records say may have changed (a fresh memo, the default, renders everything)."""
+    memo = memo if memo is not None else Memo()
+    changes = changes if changes is not None else Changes(memo)
+    env = environment(theme.folders(root), memo, compiled)
     assets = load_theme_assets(root)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
@@ -92,21 +109,40 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
               "csp": csp.policy(course.config, root, csp_sources, (modules,)),
               **appearance.page_values(course.config)}
     out: dict[str, bytes] = dict(assets.files)
-    if cache:
-        cache.start_render(course, root, common)
-    out["index.html"] = _course_page(env, "index.html", "", common, cache)
+    plan = plan_render(course, root, common, memo, changes)
+    out["index.html"] = _course_page(env, "index.html", "", common, memo, plan)
     units = course.written
-    pages = cache.render_units(env, units, course, common, options.jobs) if cache else [
-        render_unit(env, unit, course, common) for unit in units]
-    for unit, page in zip(units, pages):
+    for unit, page in zip(units, render_units(env, units, course, common, memo, plan, options.jobs)):
         out[unit.url] = page
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
-    out["404.html"] = _course_page(env, "404.html", None, common, cache)
+    out["404.html"] = _course_page(env, "404.html", None, common, memo, plan)
     out[".nojekyll"] = b""
     if course.config.base_url:
         out["sitemap.xml"] = sitemap(course).encode()
     return dict(sorted(out.items()))
+
+
+def environment(folders: tuple[Path, ...], memo: Memo, compiled: jinja2.BytecodeCache | None = None):
+    """Return the Jinja environment, kept in the memo across builds (it reloads templates that changed)
+    while the template folders stay the same (a course may add its own templates/ during `serve`)."""
+    return memo.get("jinja", (folders, compiled), lambda: make_environment(folders, compiled))
+
+
+def warm_up_rendering(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None) -> None:
+    """Compile every template and load the theme assets ahead of the render stage.
+
+    Run while pages are parsed (parse_pages' `meanwhile`): this work would otherwise wait
+    for parsing to end and then run on one core. A template that does not compile is left
+    for the render stage, which reports it with its line.
+    """
+    env = environment(theme.folders(root), memo, compiled)
+    for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
+        try:
+            env.get_template(name)
+        except jinja2.TemplateError:
+            pass
+    load_theme_assets(root)
 
 
 def _asset_url(assets: Assets):
@@ -120,11 +156,201 @@ def _asset_url(assets: Assets):
     return asset
 
 
-def _course_page(env: jinja2.Environment, name: str, canonical_path, common: dict, cache) -> bytes:
-    """Return the index or 404 page, through the cache when there is one."""
-    def render(context: dict) -> bytes:
-        return _page(env, [name], context, canonical_path=canonical_path)
-    return cache.course_page(name, render, common) if cache else render(common)
+# ---- what to render again -------------------------------------------------------------------
+# The memo keeps "rendered" (slug or file name → (render key, split page)) and "filled" (slug →
+# (split page, its asset URLs, the joined bytes)); its records hold what the last render saw.
+
+@dataclass
+class RenderPlan:
+    """What every page of this build shares (a digest), and the units whose render key may differ
+    from the memo's: the ones an edit reaches, or None for every unit."""
+
+    shared: str
+    candidates: list | None
+
+
+def plan_render(course: Course, root: Path, common: dict, memo: Memo, changes: Changes) -> RenderPlan:
+    """Return this build's RenderPlan, forgetting the kept pages of units that are gone when every unit
+    is looked at. Resets the "rerendered" record (the pages rendered by this build)."""
+    records = memo.records
+    extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
+    themes = changes.signature("theme", under(theme.COURSE_TEMPLATES), lambda: tree_signature(*theme.folders(root)))
+    if records.get("config repr", (None,))[0] is not course.config:  # its repr lists every unit: hashed once per configuration
+        records["config repr"] = (course.config, digest(repr(course.config)))
+    config_repr = records["config repr"][1]
+    candidates = changed_units(course, memo, changes)
+    if candidates is not None:  # the outline is as it was: is all else every page shares?
+        if digest(records.get("outline", ""), config_repr, extra, themes) != records.get("render inputs"):
+            candidates = None
+    headings = records.setdefault("headings", {})  # slug → headings, for the pages that link there
+    if candidates is None:  # the outline may have changed: hash it again, and look at every page
+        records["outline"] = digest(tuple(unit_fields(u) for u in course.units))
+        course_pages = [name for name in memo.table("rendered") if "." in name]  # "index.html": slugs have no dot
+        memo.keep_only("rendered", [u.slug for u in course.written] + course_pages)
+        memo.keep_only("filled", [slug for slug in memo.table("rendered")])
+        records["headings"] = {u.slug: u.page.headings for u in course.written}
+    else:
+        for unit in candidates:
+            headings[unit.slug] = unit.page.headings
+    records["rendered course"] = None  # set again once every unit is rendered
+    records["render inputs"] = digest(records["outline"], config_repr, extra, themes)
+    records["rerendered"] = []
+    return RenderPlan(records["render inputs"], candidates)
+
+
+def changed_units(course: Course, memo: Memo, changes: Changes) -> list | None:
+    """Return the units whose render key may differ from the last build's, or None for "any".
+
+    Only when the watcher named every change, and the configuration, the sources and every
+    re-parsed page's place in the outline (title, summary, …) stayed the same: then a page
+    can only change through its own text or the headings of a page it links to, and those
+    pages are the re-parsed ones and the pages recorded as linking to them."""
+    records = memo.records
+    last = records.get("rendered course")
+    if not changes.known or last is None or last.config is not course.config \
+            or len(last.written) != len(course.written):
+        return None
+    loaded = records["sources"]
+    changed = [course.unit(loaded[path].slug) for path in sorted(records.get("reparsed", ())) if path in loaded]
+    if any(unit is None or unit_fields(unit) != unit_fields(last.unit(unit.slug)) for unit in changed):
+        return None  # the outline changed (and with it the course map every page may show)
+    headings, linkers = records.get("headings", {}), records.get("linkers", {})
+    reached = {unit.slug: unit for unit in changed}
+    for unit in changed:
+        if unit.page is not None and unit.page.headings != headings.get(unit.slug):
+            reached.update((slug, course.unit(slug)) for slug in linkers.get(unit.slug, ()))
+    reached.update((slug, course.unit(slug)) for slug in records.get("unmarked", ()))
+    return [unit for unit in reached.values() if unit is not None and unit.page is not None]
+
+
+def render_units(env, units, course: Course, common: dict, memo: Memo, plan: RenderPlan,
+                 jobs: int | None = None) -> list[bytes]:
+    """Return each unit's page, rendering again only those whose render key changed, in `jobs` processes."""
+    records = memo.records
+    candidates = units if plan.candidates is None else plan.candidates
+    kept = memo.table("rendered")
+    keys = [render_key(unit, course, plan, memo) for unit in candidates]
+    todo = [(unit, key) for unit, key in zip(candidates, keys) if kept.get(unit.slug, ((),))[0] != key]
+    def render(job) -> list[bytes]:
+        return split_marked(lambda context: render_unit(env, job[0], course, context), common)
+
+    # The first page of each template renders here before the work splits: Jinja compiles a
+    # template and its partials on first use, and the pool's forks then inherit them compiled.
+    seen, warm, rest = set(), [], []
+    for job in todo:
+        name = unit_template(env, job[0]).name
+        (rest if name in seen else warm).append(job)
+        seen.add(name)
+    parts = {unit.slug: render((unit, key)) for unit, key in warm}
+    parts.update((unit.slug, split) for (unit, _), split in zip(rest, parallel_map(render, rest, jobs)))
+    unmarked, asset_names = records.setdefault("unmarked", set()), records.setdefault("asset names", set())
+    for unit, key in todo:
+        split = parts[unit.slug]
+        memo.put("rendered", unit.slug, (_kept(key, split), split))
+        unmarked.discard(unit.slug)
+        if isinstance(split, Unmarked):
+            unmarked.add(unit.slug)
+        asset_names.update(name.decode() for name in split[1::2])
+    records["rerendered"] += [unit.slug for unit, _ in todo]
+    kept = memo.table("rendered")
+    if plan.candidates is None:  # every asset name the kept pages hold
+        records["asset names"] = {name.decode() for unit in units for name in kept[unit.slug][1][1::2]}
+    if _same_urls(common["asset"], memo) and plan.candidates is not None:  # the others' bytes are as they were
+        done, filled = {unit.slug for unit, _ in todo}, memo.table("filled")
+        pages = [filled_page(u.slug, common["asset"], memo) if u.slug in done else filled[u.slug][2]
+                 for u in units]
+    else:
+        pages = [filled_page(unit.slug, common["asset"], memo) for unit in units]
+    records["rendered course"], records["reparsed"] = course, set()  # the next build's changes are relative to this one
+    return pages
+
+
+def _same_urls(asset, memo: Memo) -> bool:
+    """Return whether every asset name the kept pages hold has the URL it had last build."""
+    def url(name: str):
+        try:
+            return asset(name)
+        except jinja2.TemplateError:  # no longer there: a page naming it must be filled (and fail) again
+            return None
+    urls = {name: url(name) for name in sorted(memo.records.get("asset names", ()))}
+    same, memo.records["urls"] = urls == memo.records.get("urls", {}), urls
+    return same
+
+
+def _course_page(env: jinja2.Environment, name: str, canonical_path, common: dict, memo: Memo,
+                 plan: RenderPlan) -> bytes:
+    """Return the index or 404 page, made from the course outline, configuration and templates alone:
+    rendered again only when what every page shares changed."""
+    key = ("course page", plan.shared)
+    if memo.peek("rendered", name, ((),))[0] != key:
+        split = split_marked(lambda context: _page(env, [name], context, canonical_path=canonical_path), common)
+        memo.put("rendered", name, (_kept(key, split), split))
+        memo.records["rerendered"].append(name)
+    return filled_page(name, common["asset"], memo)
+
+
+def render_key(unit: Unit, course: Course, plan: RenderPlan, memo: Memo) -> tuple:
+    """Return the key that changes whenever re-rendering `unit` could give a different page."""
+    prev, next_ = course.neighbours(unit.slug)
+    headings = memo.records["headings"]
+    # Pages show the headings of the sections they link to (a review's revisit list does).
+    linked = tuple((slug, headings.get(slug)) for slug in sorted({l.slug for l in unit.page.links}))
+    parsed = memo.peek("page", unit.page.source.path)  # (parse key, Page, problems, short hash of the key)
+    page_key = parsed[3] if parsed is not None and parsed[1] is unit.page else \
+        digest(unit.page.source.path, unit.page.source.text, unit.page.html)  # a page the parse stage did not keep
+    return (page_key, unit_fields(unit), unit_fields(prev), unit_fields(next_), linked,
+            plan.shared)  # compared, not hashed: cheaper
+
+
+def filled_page(slug: str, asset, memo: Memo) -> bytes:
+    """Return a rendered page with its asset markers replaced by this build's asset URLs."""
+    parts = memo.peek("rendered", slug)[1]  # text, asset name, text, asset name, …, text
+    urls = tuple(asset(name.decode()) for name in parts[1::2])
+    filled = memo.peek("filled", slug)
+    if filled is None or filled[0] is not parts or filled[1] != urls:  # same page, same URLs: same bytes
+        page = b"".join(part if i % 2 == 0 else urls[i // 2].encode() for i, part in enumerate(parts))
+        filled = (parts, urls, page)
+        memo.put("filled", slug, filled)
+    return filled[2]
+
+
+class Unmarked(list):
+    """A page rendered with its asset URLs in place, as one part: its text holds a marker character."""
+
+
+def split_marked(render, common: dict) -> list[bytes]:
+    """Return `render(context)` split at its asset markers: text, asset name, text, …, text.
+
+    A page whose own text holds a marker character (an icon font's private-use code point) cannot
+    be split safely: it is rendered again with the real URLs and kept as one Unmarked part.
+    """
+    names: list[str] = []
+    page = render({**common, "asset": _marking(common["asset"], names)})
+    if page.count(MARK_OPEN.encode()) == page.count(MARK_CLOSE.encode()) == len(names):
+        return MARKER.split(page)
+    return Unmarked([render(common)])
+
+
+def _kept(key: tuple, split: list[bytes]):
+    """Return the render key to keep for a split page; an Unmarked one holds this build's URLs, so none."""
+    return None if isinstance(split, Unmarked) else key
+
+
+def _marking(asset, names: list[str]):
+    """Return an `asset(name)` that checks the name but answers with a marker for later (noted in `names`)."""
+    def marked(name: str) -> str:
+        asset(name)  # a missing asset is still a template error, as without a memo
+        names.append(name)
+        return f"{MARK_OPEN}{name}{MARK_CLOSE}"
+    return marked
+
+
+def unit_fields(unit) -> tuple:
+    """Return what templates read from a unit other than its page (None for no unit)."""
+    if unit is None:
+        return ()
+    return (unit.number, unit.slug, unit.kind, unit.title, unit.summary, unit.part, unit.url,
+            getattr(unit, "topics", ()), unit.page is not None)
 
 
 def missing_templates(course: Course, root: Path, problems) -> None:

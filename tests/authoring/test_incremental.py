@@ -133,24 +133,29 @@ def test_asset_urls_are_filled_in_after_rendering(mini_course):
     assert re.search(r'href="assets/style\.[0-9a-f]{10}\.css"', page)
 
 
-def test_a_cached_render_equals_rendering_without_the_cache(sample_course):
+def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     from coursegen.stages.assets import Assets
     from coursegen.stages.config import load_config
     from coursegen.errors import Problems
+    from coursegen.memo import Changes, Memo
     from coursegen.stages.link import link_course
-    from coursegen.stages.parse import ParseContext
+    from coursegen.stages.parse import ParseContext, parse_pages, parser
     from coursegen.pipeline import EXTENSIONS, prepare_extensions
     from coursegen.stages.render import RenderOptions, render_site
     from coursegen.stages.load import load_sources
-    root, problems, cache = sample_course, Problems(), BuildCache()
+    root, problems, memo = sample_course, Problems(), Memo()
     config, sources = load_config(root, problems), load_sources(root, problems)
     ctx = ParseContext(root, {s.path: s.slug for s in sources}, prepare_extensions(root, config, problems))
-    course = link_course(config, cache.parse_pages(cache.markdown(EXTENSIONS), sources, ctx, problems), problems)
+    pages = parse_pages(parser(EXTENSIONS, memo), sources, ctx, problems, memo, Changes(memo))
+    course = link_course(config, pages, problems)
     assets = Assets()
     for extension in EXTENSIONS:
-        getattr(extension, "add_files", lambda *args: None)(course, root, assets, problems)
-    assert render_site(course, root, RenderOptions(), assets) == render_site(course, root, RenderOptions(), assets,
-                                                                            cache=cache)
+        extension.add_files(course, root, assets, problems)
+    first = render_site(course, root, RenderOptions(), assets, memo=memo)
+    assert memo.records["rerendered"]  # the memo was cold: every page rendered
+    again = render_site(course, root, RenderOptions(), assets, memo=memo)
+    assert memo.records["rerendered"] == []  # warm: every page came from the memo
+    assert first == again == render_site(course, root, RenderOptions(), assets)
     assets.cancel()  # the index and service worker, made after rendering, are not needed here
 
 
@@ -271,14 +276,14 @@ def test_watched_rebuilds_equal_full_builds_over_random_edits(mini_course, seed)
 
 
 def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monkeypatch):
-    import coursegen.cache
+    import coursegen.stages.load
     cache = BuildCache()
     build_site(mini_course, cache=cache)
     cache.trust_watcher()
     build_site(mini_course, cache=cache)  # the look at everything after the watches are in place
     read, looked = [], []
-    real_read, real_stat, real_scandir = coursegen.cache.read_text, os.stat, os.scandir
-    monkeypatch.setattr(coursegen.cache, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest))
+    real_read, real_stat, real_scandir = coursegen.stages.load.read_text, os.stat, os.scandir
+    monkeypatch.setattr(coursegen.stages.load, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest))
     def stat(path, *args, **kwargs):
         looked.append(str(path))
         return real_stat(path, *args, **kwargs)

@@ -215,7 +215,7 @@ def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_cour
 
     def crash(*args, **kwargs):
         raise RuntimeError("a bug in the engine")
-    monkeypatch.setattr("coursegen.cache.BuildCache.link", crash)
+    monkeypatch.setattr("coursegen.pipeline.link_pages", crash)
     lesson = next((mini_course / "lessons").glob("*.md"))
     lesson.write_text(lesson.read_text() + "\nMore.\n")
     crashed = events.next_after(first["serial"])

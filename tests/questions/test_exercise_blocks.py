@@ -11,7 +11,7 @@ import pytest
 from coursegen.features.questions import harness as exercise_harness
 from coursegen.features.questions import exercises
 from coursegen.errors import Problems
-from coursegen.cache import author_code_uses
+from coursegen.stages.load import author_code_uses
 from coursegen.yamlio import load_yaml
 from helpers import FIXTURES, REPO, copy_course, run_cli
 

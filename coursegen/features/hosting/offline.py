@@ -9,11 +9,11 @@ live Python's files (Pyodide, the kernels wheel), are not fetched up front but k
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 from pathlib import Path
 
+from coursegen.memo import active, memoized
 from coursegen.theme import files as theme
 from coursegen.stages.assets import load_theme_assets
 from coursegen.stages.parse import page_digest
@@ -34,10 +34,11 @@ def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
     media = sorted({site for unit in course.written for site, _ in unit.page.assets})
-    return pages + media + list(_precached_files(tuple(site_files), tuple(map(len, site_files.values()))))
+    key = (tuple(site_files), tuple(map(len, site_files.values())))
+    # serve: the same files (a search index of thousands) build after build
+    return pages + media + list(memoized("precached files", key, lambda: _precached_files(*key)))
 
 
-@functools.lru_cache(maxsize=4)  # serve: the same files (a search index of thousands) build after build
 def _precached_files(paths: tuple[str, ...], sizes: tuple[int, ...]) -> tuple[str, ...]:
     """Return, sorted, the site files (given by path and size) that are fetched at install."""
     return tuple(sorted(path for path, size in zip(paths, sizes)
@@ -65,16 +66,17 @@ def build_version(course, root: Path, precache: list[str]) -> str:
     return digest.hexdigest()[:16]
 
 
-_DIGESTS: dict = {"units": (), "digests": []}  # the last build's written units and their page digests
-
-
 def page_digests(written: tuple) -> str:
-    """Return the page digests of `written`, joined; in `serve` only those of replaced units are looked up."""
-    changed = replaced_units(_DIGESTS["units"], written)
-    digests = [page_digest(unit.page) for unit in written] if changed is None else list(_DIGESTS["digests"])
+    """Return the page digests of `written`, joined; in `serve` only those of replaced units are looked up
+    (the build's memo records the last build's written units and their digests)."""
+    memo = active()
+    last = memo.records.get("offline digests", ((), [])) if memo is not None else ((), [])
+    changed = replaced_units(last[0], written)
+    digests = [page_digest(unit.page) for unit in written] if changed is None else list(last[1])
     for position in changed or ():
         digests[position] = page_digest(written[position].page)
-    _DIGESTS.update(units=written, digests=digests)
+    if memo is not None:
+        memo.records["offline digests"] = (written, digests)
     return "".join(digests)
 
 
@@ -86,8 +88,12 @@ def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
                   .replace("__PRECACHE__", _json_list(tuple(precache))).encode())
 
 
-@functools.lru_cache(maxsize=2)  # serve: an edit that changes no file name keeps the list
 def _json_list(paths: tuple[str, ...]) -> str:
+    """Return the paths as an indented JSON list (memoized: an edit that changes no file name keeps it)."""
+    return memoized("precache json", paths, lambda: _dump_list(paths))
+
+
+def _dump_list(paths: tuple[str, ...]) -> str:
     return json.dumps(list(paths), indent=2)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import functools
 import hashlib
 import io
 import json
@@ -19,6 +18,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coursegen.memo import memoized
 from coursegen.stages.assets import file_stamps
 
 PACKAGE_VERSION = "0.1.0"  # the course package's wheel: a fixed version, its content hash is in the folder
@@ -59,10 +59,10 @@ def wheel_name(package: str) -> str:
 def package_wheel(root: Path, package: str = "kernels") -> tuple[str, bytes]:
     """Return (site path, bytes) of the deterministic wheel holding the course's own package."""
     files = sorted(p for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts)
-    return _wheel(root, package, file_stamps(files), os.environ.get("SOURCE_DATE_EPOCH"))
+    key = (root, package, file_stamps(files), os.environ.get("SOURCE_DATE_EPOCH"))
+    return memoized("package wheel", key, lambda: _wheel(*key))  # `serve`: zipped again when a package file changed
 
 
-@functools.lru_cache(maxsize=4)  # `serve` rebuilds: zipped again only when a package file changed
 def _wheel(root: Path, package: str, stamps: tuple, epoch: str | None) -> tuple[str, bytes]:
     files = [p for p, _, _ in stamps]
     data = write_wheel(package, PACKAGE_VERSION, {p.relative_to(root).as_posix(): p.read_bytes() for p in files},
@@ -206,13 +206,13 @@ def wheel_problem(path: Path, sha256: str) -> str:
     """Return what is wrong with one package file of the distribution ("" when it is there, intact)."""
     if not path.is_file():
         return "is not in the distribution"
-    if sha256 and _sha256(path, path.stat().st_size, path.stat().st_mtime_ns) != sha256:
+    stat = path.stat()
+    if sha256 and memoized("wheel sha256", (path, stat.st_size, stat.st_mtime_ns), lambda: _sha256(path)) != sha256:
         return "does not match the sha256 of the lock file"
     return ""
 
 
-@functools.lru_cache(maxsize=64)  # `serve` rebuilds: a wheel is hashed again only when it changed
-def _sha256(path: Path, _size: int, _mtime: int) -> str:
+def _sha256(path: Path) -> str:  # memoized by size and time: `serve` hashes a wheel again when it changed
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

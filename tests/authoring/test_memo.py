@@ -1,0 +1,72 @@
+"""The build's memo: bounded per kind, the only cache that outlives a build, cold in a fresh BuildCache."""
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+from coursegen.cache import BuildCache
+from coursegen.memo import Memo, active, building, memoized
+from coursegen.pipeline import BuildOptions, build_site
+
+ENGINE = Path(__file__).resolve().parents[2] / "coursegen"
+
+
+def test_each_kind_keeps_its_most_recently_used_entries_up_to_its_size():
+    memo = Memo(sizes={"small": 2})
+    for key in ("a", "b"):
+        memo.put("small", key, key.upper())
+    assert memo.get("small", "a", lambda: "never") == "A"  # a hit: "a" is now the most recent
+    memo.put("small", "c", "C")
+    assert list(memo.table("small")) == ["a", "c"]  # "b", the least recently used, went
+    assert memo.get("small", "b", lambda: "again") == "again"
+    assert len(memo.table("small")) == 2
+    for number in range(1000):  # a long serve session: a kind never holds more than its size
+        memo.get("lexer", f"language {number}", lambda: None)
+    assert len(memo.table("lexer")) == memo.sizes["lexer"]
+
+
+def test_helpers_reach_the_memo_of_the_build_in_progress_and_compute_outside_one():
+    calls = []
+    def compute():
+        calls.append(1)
+        return len(calls)
+    assert memoized("kind", "key", compute) == 1 and memoized("kind", "key", compute) == 2  # no build: computed
+    memo = Memo()
+    with building(memo):
+        assert active() is memo
+        assert memoized("kind", "key", compute) == 3 and memoized("kind", "key", compute) == 3
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(active()))  # another thread is in no build
+        thread.start()
+        thread.join()
+        assert seen == [None]
+    assert active() is None and memo.peek("kind", "key") == 3
+
+
+def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeypatch):
+    import coursegen.stages.assets as assets
+    import coursegen.stages.parse as parse
+    made, real_assets, converted = [], assets._theme_assets, []
+    monkeypatch.setattr(assets, "_theme_assets", lambda stamps: made.append(1) or real_assets(stamps))
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + "\n```python\nx = 1\n```\n\nMath $x^2$.\n")
+    cache, one = BuildCache(), BuildOptions(jobs=1)  # one process: the memo counts are this one's
+    first = build_site(mini_course, one, cache).outputs
+    assert made == [1]  # the theme's assets were read once, though three steps asked for them
+    assert cache.memo.peek("lexer", "python") is not None and cache.memo.peek("mathml", ("x^2", "inline"))
+    assert build_site(mini_course, one, cache).outputs == first and made == [1]  # warm: nothing read again
+    assert build_site(mini_course, one, BuildCache()).outputs == first and made == [1, 1]  # cold
+    assert build_site(mini_course, one).outputs == first and made == [1, 1, 1]  # no cache: a fresh one
+    monkeypatch.setattr(parse, "_latex_to_mathml", lambda latex, **options: converted.append(latex) or "<math/>")
+    build_site(mini_course, one, BuildCache())
+    assert "x^2" in converted  # nothing of the earlier caches reached this build
+
+
+def test_no_module_of_the_build_keeps_a_cache_of_its_own():
+    """Every build-process cache is in the memo: functools caches outlive a BuildCache, so none is left."""
+    found = [f"{file.relative_to(ENGINE)}:{number}" for file in sorted(ENGINE.rglob("*.py"))
+             if "skeletons" not in file.parts
+             for number, line in enumerate(file.read_text().splitlines(), 1)
+             if re.search(r"\b(lru_cache|functools\.cache|@cache)\b", line)]
+    assert found == []
