@@ -16,6 +16,7 @@ course. Nothing here is a test: the script prints figures and ratios; the target
 than MkDocs on full builds, and edit to page under 50 ms median at 200 and at 2,000 lessons, the
 larger within 1.5x of the smaller.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,11 @@ from generated_course import copy_engine_parts, write_course, write_mkdocs_proje
 # A small wrapper process runs the command so that its peak memory and CPU time can be read from
 # getrusage; the wall time is taken inside the wrapper, around the command alone, so the
 # wrapper's own start-up is counted for neither generator.
-MEASURE = ("import resource, subprocess, sys, time; started = time.perf_counter(); "
-           "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); wall = time.perf_counter() - started; "
-           "use = resource.getrusage(resource.RUSAGE_CHILDREN); print(wall, use.ru_maxrss, use.ru_utime + use.ru_stime)")
+MEASURE = (
+    "import resource, subprocess, sys, time; started = time.perf_counter(); "
+    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); wall = time.perf_counter() - started; "
+    "use = resource.getrusage(resource.RUSAGE_CHILDREN); print(wall, use.ru_maxrss, use.ru_utime + use.ru_stime)"
+)
 
 
 def compile_coursegen() -> None:
@@ -64,8 +67,9 @@ def timed_process(command: list[str]) -> tuple[float, int, float]:
     return float(wall), int(peak), float(cpu)
 
 
-def full_builds(course: Path, mkdocs: Path, mkdocs_plain: Path,
-                repeat: int) -> dict[str, list[tuple[float, int, float]]]:
+def full_builds(
+    course: Path, mkdocs: Path, mkdocs_plain: Path, repeat: int
+) -> dict[str, list[tuple[float, int, float]]]:
     """Return each generator's full builds, `repeat` each, interleaved: (wall s, peak KiB, CPU s) per run.
 
     coursegen's first run compiles the templates and keeps them in .coursegen-cache/ for the runs
@@ -75,12 +79,21 @@ def full_builds(course: Path, mkdocs: Path, mkdocs_plain: Path,
     could decide the ratio.
     """
     out = course.parent / "out"
-    commands = {"coursegen": [sys.executable, str(REPO / "build.py"), "--root", str(course), "build",
-                              "--out", str(out)],
-                "mkdocs": [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(mkdocs / "mkdocs.yml"),
-                           "-d", str(out)],
-                "mkdocs_plain": [sys.executable, "-m", "mkdocs", "build", "-q", "-f",
-                                 str(mkdocs_plain / "mkdocs.yml"), "-d", str(out)]}
+    commands = {
+        "coursegen": [sys.executable, str(REPO / "build.py"), "--root", str(course), "build", "--out", str(out)],
+        "mkdocs": [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(mkdocs / "mkdocs.yml"), "-d", str(out)],
+        "mkdocs_plain": [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "-q",
+            "-f",
+            str(mkdocs_plain / "mkdocs.yml"),
+            "-d",
+            str(out),
+        ],
+    }
     runs: dict[str, list[tuple[float, int, float]]] = {name: [] for name in commands}
     for _ in range(repeat):
         for name, command in commands.items():
@@ -123,8 +136,11 @@ def coursegen_serve(course: Path, edits: int, number: int) -> tuple[list[float],
     """Return edit→page latencies of `serve` (its own process, as MkDocs gets) for lesson `number`,
     its rebuild times in ms (from its event stream) and its peak RSS in KiB."""
     port = free_port()
-    server = subprocess.Popen([sys.executable, str(REPO / "build.py"), "--root", str(course), "serve",
-                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, str(REPO / "build.py"), "--root", str(course), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     rebuilds: list[int] = []
     try:
         url = f"http://127.0.0.1:{port}/"
@@ -146,7 +162,7 @@ def _record_rebuilds(url: str, into: list[int]) -> None:
     first = True
     for line in stream:
         if line.startswith(b"data: "):
-            event = json.loads(line[len(b"data: "):])
+            event = json.loads(line[len(b"data: ") :])
             if event["type"] == "built" and not first:
                 into.append(event["ms"])
             first = False
@@ -165,9 +181,11 @@ def mkdocs_serve(project: Path, edits: int, number: int) -> list[float]:
     """Return edit→page latencies of `mkdocs serve` for lesson `number` (a full rebuild per change,
     as it does by default)."""
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-q", "-a", f"127.0.0.1:{port}",
-                               "-f", str(project / "mkdocs.yml")], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-q", "-a", f"127.0.0.1:{port}", "-f", str(project / "mkdocs.yml")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         url = f"http://127.0.0.1:{port}/{number:03d}-lesson-{number}/"
         wait_for(url, f"Lesson {number}", timeout=300)
@@ -184,11 +202,13 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-ONE_BUILD = ("import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-             "from coursegen.cache import BuildCache; from coursegen.pipeline import BuildOptions, build_site; "
-             "root, cache, options = Path(sys.argv[2]), BuildCache(), BuildOptions(jobs=int(sys.argv[3])); "
-             "t = time.perf_counter(); build_site(root, options, cache); full = time.perf_counter() - t; "
-             "t = time.perf_counter(); build_site(root, options, cache); print(full, time.perf_counter() - t)")
+ONE_BUILD = (
+    "import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
+    "from coursegen.cache import BuildCache; from coursegen.pipeline import BuildOptions, build_site; "
+    "root, cache, options = Path(sys.argv[2]), BuildCache(), BuildOptions(jobs=int(sys.argv[3])); "
+    "t = time.perf_counter(); build_site(root, options, cache); full = time.perf_counter() - t; "
+    "t = time.perf_counter(); build_site(root, options, cache); print(full, time.perf_counter() - t)"
+)
 
 
 def in_process_builds(course: Path) -> dict[str, float]:
@@ -196,8 +216,9 @@ def in_process_builds(course: Path) -> dict[str, float]:
     and for a second build with nothing changed."""
     times = {}
     for label, jobs in (("build_site alone, --jobs 1", "1"), ("build_site alone, --jobs 2", "2")):
-        out = subprocess.run([sys.executable, "-c", ONE_BUILD, str(REPO), str(course), jobs],
-                             check=True, capture_output=True, text=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", ONE_BUILD, str(REPO), str(course), jobs], check=True, capture_output=True, text=True
+        ).stdout.split()
         times[label], again = float(out[0]), float(out[1])
     times["build_site again, nothing changed"] = again
     return times
@@ -224,33 +245,73 @@ def report(full, in_process, serve, mk_serve, lessons: int) -> None:
     # Each coursegen build ran just before an MkDocs build: the pair saw the same machine, so the
     # median of the pairs' ratios is the least disturbed by the machine's speed drifting over a run.
     paired = statistics.median(m[0] / c[0] for c, m in zip(cg, mk))
-    print(row(f"full build, command line: median of {len(cg)} paired runs", "", "",
-              f"{paired:.1f}x faster (target 3x)"))
+    print(
+        row(f"full build, command line: median of {len(cg)} paired runs", "", "", f"{paired:.1f}x faster (target 3x)")
+    )
+
     def median_wall(runs):
         return statistics.median(r[0] for r in runs)
-    for label, pick in (("median", median_wall),
-                        ("first run (coursegen compiles its templates)", lambda runs: runs[0][0]),
-                        ("fastest run", lambda runs: min(r[0] for r in runs))):
-        print(row(f"full build, command line: {label}", f"{pick(cg):.2f} s", f"{pick(mk):.2f} s",
-                  f"{pick(mk) / pick(cg):.1f}x faster"))
+
+    for label, pick in (
+        ("median", median_wall),
+        ("first run (coursegen compiles its templates)", lambda runs: runs[0][0]),
+        ("fastest run", lambda runs: min(r[0] for r in runs)),
+    ):
+        print(
+            row(
+                f"full build, command line: {label}",
+                f"{pick(cg):.2f} s",
+                f"{pick(mk):.2f} s",
+                f"{pick(mk) / pick(cg):.1f}x faster",
+            )
+        )
     plain = median_wall(full["mkdocs_plain"])
-    print(row("full build, median: MkDocs without build-time highlighting (highlight.js in the browser)", "",
-              f"{plain:.2f} s", f"{plain / median_wall(cg):.1f}x faster"))
+    print(
+        row(
+            "full build, median: MkDocs without build-time highlighting (highlight.js in the browser)",
+            "",
+            f"{plain:.2f} s",
+            f"{plain / median_wall(cg):.1f}x faster",
+        )
+    )
     cg_cpu, mk_cpu = statistics.median(r[2] for r in cg), statistics.median(r[2] for r in mk)
     cg_mem, mk_mem = max(r[1] for r in cg), max(r[1] for r in mk)
-    print(row("CPU time of a full build, all processes (median)", f"{cg_cpu:.2f} s", f"{mk_cpu:.2f} s",
-              f"{mk_cpu / cg_cpu:.1f}x less"))
-    print(row("peak memory, full build (largest process)", f"{cg_mem / 1024:.0f} MiB", f"{mk_mem / 1024:.0f} MiB",
-              f"{cg_mem / mk_mem:.2f}x"))
+    print(
+        row(
+            "CPU time of a full build, all processes (median)",
+            f"{cg_cpu:.2f} s",
+            f"{mk_cpu:.2f} s",
+            f"{mk_cpu / cg_cpu:.1f}x less",
+        )
+    )
+    print(
+        row(
+            "peak memory, full build (largest process)",
+            f"{cg_mem / 1024:.0f} MiB",
+            f"{mk_mem / 1024:.0f} MiB",
+            f"{cg_mem / mk_mem:.2f}x",
+        )
+    )
     for label, seconds in in_process.items():
         print(row(label, f"{seconds:.2f} s", "", ""))
     med, p95 = statistics.median(latencies) * 1000, percentile(latencies, 0.95) * 1000
     mk_med = statistics.median(mk_serve) * 1000 if mk_serve else float("nan")
-    print(row(f"serve: edit → page served, median of {len(latencies)}", f"{med:.0f} ms",
-              f"{mk_med:.0f} ms" if mk_serve else "not run",
-              f"{mk_med / med:.0f}x faster (target < 150 ms)" if mk_serve else "(target < 150 ms)"))
-    print(row("serve: edit → page served, p95", f"{p95:.0f} ms",
-              f"{percentile(mk_serve, 0.95) * 1000:.0f} ms" if mk_serve else "", ""))
+    print(
+        row(
+            f"serve: edit → page served, median of {len(latencies)}",
+            f"{med:.0f} ms",
+            f"{mk_med:.0f} ms" if mk_serve else "not run",
+            f"{mk_med / med:.0f}x faster (target < 150 ms)" if mk_serve else "(target < 150 ms)",
+        )
+    )
+    print(
+        row(
+            "serve: edit → page served, p95",
+            f"{p95:.0f} ms",
+            f"{percentile(mk_serve, 0.95) * 1000:.0f} ms" if mk_serve else "",
+            "",
+        )
+    )
     print(row("serve: rebuild inside the server, median", f"{statistics.median(rebuilds):.0f} ms", "", ""))
     print(row("serve: peak memory of the server process", f"{serve_mem / 1024:.0f} MiB", "", ""))
 
@@ -270,9 +331,15 @@ def report_sizes(by_size: dict[int, tuple]) -> None:
     print(f"\n{row('serve: edit → page served', 'median', 'p95', 'rebuild inside the server, median', 'edits')}")
     print(row("---", "---:", "---:", "---:", "---:"))
     for lessons, (latencies, rebuilds, _) in by_size.items():
-        print(row(f"{lessons:,} lessons", f"{statistics.median(latencies) * 1000:.0f} ms",
-                  f"{percentile(latencies, 0.95) * 1000:.0f} ms",
-                  f"{statistics.median(rebuilds):.0f} ms" if rebuilds else "", len(latencies)))
+        print(
+            row(
+                f"{lessons:,} lessons",
+                f"{statistics.median(latencies) * 1000:.0f} ms",
+                f"{percentile(latencies, 0.95) * 1000:.0f} ms",
+                f"{statistics.median(rebuilds):.0f} ms" if rebuilds else "",
+                len(latencies),
+            )
+        )
     small, large = min(by_size), max(by_size)
     if small != large:
         ratio = statistics.median(by_size[large][0]) / statistics.median(by_size[small][0])

@@ -5,15 +5,55 @@ an ASCII diagram, a code block, inline math, footnotes and a link to the previou
 The prose is drawn from a small word list with a fixed seed, so the course is the same
 on every run. The same Markdown is given to MkDocs (without the front matter's extra keys).
 """
+
 from __future__ import annotations
 
 import random
 import shutil
 from pathlib import Path
 
-WORDS = ("state matrix token decay gate chunk tile memory cache layer head expert router weight "
-         "query key value update signal sequence length budget channel rank bound floor ceiling "
-         "precision scale error sum product step window block path cost model reader lesson").split()
+WORDS = [
+    "state",
+    "matrix",
+    "token",
+    "decay",
+    "gate",
+    "chunk",
+    "tile",
+    "memory",
+    "cache",
+    "layer",
+    "head",
+    "expert",
+    "router",
+    "weight",
+    "query",
+    "key",
+    "value",
+    "update",
+    "signal",
+    "sequence",
+    "length",
+    "budget",
+    "channel",
+    "rank",
+    "bound",
+    "floor",
+    "ceiling",
+    "precision",
+    "scale",
+    "error",
+    "sum",
+    "product",
+    "step",
+    "window",
+    "block",
+    "path",
+    "cost",
+    "model",
+    "reader",
+    "lesson",
+]
 DIAGRAM = """\
  input ──▶ [ gate ] ──▶ [ fade ] ──▶ [ write ] ──▶ output
               │             ▲
@@ -34,17 +74,36 @@ def paragraph(rng: random.Random, sentences: int = 4) -> str:
 
 def section(rng: random.Random, number: int, index: int) -> list[str]:
     """Return the lines of one section: prose, a sub-section, a table or list or diagram."""
-    lines = [f"## Section {index} of lesson {number}", "", paragraph(rng), "",
-             f"Inline math such as $x_{index} = e^{{-{index}t}}$ sits in the prose.[^n{index}]", "",
-             f"### Detail {index}.1", "", paragraph(rng, 5), ""]
+    lines = [
+        f"## Section {index} of lesson {number}",
+        "",
+        paragraph(rng),
+        "",
+        f"Inline math such as $x_{index} = e^{{-{index}t}}$ sits in the prose.[^n{index}]",
+        "",
+        f"### Detail {index}.1",
+        "",
+        paragraph(rng, 5),
+        "",
+    ]
     if index % 2:
         lines += ["| quantity | value | note |", "|---|---:|---|"]
         lines += [f"| {rng.choice(WORDS)} | {rng.randint(1, 9999)} | {sentence(rng, 6)} |" for _ in range(6)]
         lines += ["", *(f"- {sentence(rng, 9)}" for _ in range(4)), ""]
     else:
-        lines += ["```text", DIAGRAM.rstrip("\n"), "```", "",
-                  *(f"{n}. {sentence(rng, 8)}" for n in range(1, 5)), "",
-                  "```python", f"def step_{index}(state, token):", "    return state * 0.5 + token", "```", ""]
+        lines += [
+            "```text",
+            DIAGRAM.rstrip("\n"),
+            "```",
+            "",
+            *(f"{n}. {sentence(rng, 8)}" for n in range(1, 5)),
+            "",
+            "```python",
+            f"def step_{index}(state, token):",
+            "    return state * 0.5 + token",
+            "```",
+            "",
+        ]
     lines += [f"### Detail {index}.2", "", paragraph(rng, 3), ""]
     return lines
 
@@ -67,11 +126,12 @@ def write_course(root: Path, count: int = 200, seed: int = 0) -> Path:
     units = []
     for number in range(1, count + 1):
         name = f"{number:03d}-lesson-{number}.md"
-        front = f"---\ntitle: \"Lesson {number}\"\nsummary: \"Generated lesson number {number}.\"\n---\n\n"
+        front = f'---\ntitle: "Lesson {number}"\nsummary: "Generated lesson number {number}."\n---\n\n'
         (root / "lessons" / name).write_text(front + lesson(number, seed))
         units.append(f"  - slug: lesson-{number}\n    part: Part {1 + (number - 1) // 20}\n")
-    (root / "course.yaml").write_text("title: Generated course\ndescription: Benchmark input.\nunits:\n"
-                                      + "".join(units))
+    (root / "course.yaml").write_text(
+        "title: Generated course\ndescription: Benchmark input.\nunits:\n" + "".join(units)
+    )
     return root
 
 
@@ -97,8 +157,11 @@ def write_mkdocs_project(root: Path, count: int = 200, seed: int = 0, highlight:
         (docs / name).write_text(f"# Lesson {number}\n\n" + lesson(number, seed))
         nav.append(f"  - 'Lesson {number}': {name}\n")
     (docs / "index.md").write_text("# Generated course\n\nBenchmark input.\n")
-    (root / "mkdocs.yml").write_text("site_name: Generated course\ntheme:\n  name: mkdocs\n"
-                                     "markdown_extensions:\n  - footnotes\n  - tables\n"
-                                     + ("  - codehilite\n" if highlight else "") +
-                                     "nav:\n  - 'Home': index.md\n" + "".join(nav))
+    (root / "mkdocs.yml").write_text(
+        "site_name: Generated course\ntheme:\n  name: mkdocs\n"
+        "markdown_extensions:\n  - footnotes\n  - tables\n"
+        + ("  - codehilite\n" if highlight else "")
+        + "nav:\n  - 'Home': index.md\n"
+        + "".join(nav)
+    )
     return root

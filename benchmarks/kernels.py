@@ -13,6 +13,7 @@ that it grows linearly with T). BLAS runs single-threaded unless
 --blas-threads says otherwise, so the ratio measures the algorithms rather than
 thread scheduling.
 """
+
 import argparse
 import os
 import sys
@@ -72,14 +73,16 @@ def main(argv=None):
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.blas_threads)  # read when numpy loads BLAS, so before the import
     import numpy as np
+
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from kernels import kda
 
-    forms = {"recurrent": kda.recurrent,
-             "chunkwise": lambda *a: kda.chunkwise(*a, chunk_size=args.chunk_size)}
+    forms = {"recurrent": kda.recurrent, "chunkwise": lambda *a: kda.chunkwise(*a, chunk_size=args.chunk_size)}
     print(f"d_k = d_v = {D_K}, chunk_size = {args.chunk_size}, BLAS threads = {args.blas_threads}")
-    print(f"{'dtype':>8} {'T':>6} {'recurrent ms':>13} {'chunkwise ms':>13} {'ratio':>7} {'CPU ratio':>10}"
-          f" {'max rel diff':>13} {'rec MiB':>8} {'chunk MiB':>10} {'rec KiB/tok':>12} {'chunk KiB/tok':>14}")
+    print(
+        f"{'dtype':>8} {'T':>6} {'recurrent ms':>13} {'chunkwise ms':>13} {'ratio':>7} {'CPU ratio':>10}"
+        f" {'max rel diff':>13} {'rec MiB':>8} {'chunk MiB':>10} {'rec KiB/tok':>12} {'chunk KiB/tok':>14}"
+    )
     verdicts = []
     for dtype in (np.float32, np.float64):
         for T in args.sizes:
@@ -88,14 +91,16 @@ def main(argv=None):
             (rec_ms, rec_cpu, o_rec), (chunk_ms, chunk_cpu, o_chunk) = best["recurrent"], best["chunkwise"]
             diff = float(np.abs(o_rec - o_chunk).max() / np.abs(o_rec).max())
             mem = {name: peak_mib(fn, inputs, kda.release_workspace) for name, fn in forms.items()}
-            print(f"{np.dtype(dtype).name:>8} {T:>6} {rec_ms:>13.1f} {chunk_ms:>13.1f} {rec_ms / chunk_ms:>6.1f}x"
-                  f" {rec_cpu / max(chunk_cpu, 1e-9):>9.1f}x {diff:>13.1e} {mem['recurrent']:>8.1f} {mem['chunkwise']:>10.1f}"
-                  f" {1024 * mem['recurrent'] / T:>12.1f} {1024 * mem['chunkwise'] / T:>14.1f}")
+            print(
+                f"{np.dtype(dtype).name:>8} {T:>6} {rec_ms:>13.1f} {chunk_ms:>13.1f} {rec_ms / chunk_ms:>6.1f}x"
+                f" {rec_cpu / max(chunk_cpu, 1e-9):>9.1f}x {diff:>13.1e}"
+                f" {mem['recurrent']:>8.1f} {mem['chunkwise']:>10.1f}"
+                f" {1024 * mem['recurrent'] / T:>12.1f} {1024 * mem['chunkwise'] / T:>14.1f}"
+            )
             if T == TARGET_T:
                 verdicts.append(f"{np.dtype(dtype).name}: {rec_ms / chunk_ms:.1f}x at T = {T}")
     if verdicts:
-        print(f"target: chunkwise at least {TARGET_RATIO:g}x faster at T = {TARGET_T}; measured "
-              + ", ".join(verdicts))
+        print(f"target: chunkwise at least {TARGET_RATIO:g}x faster at T = {TARGET_T}; measured " + ", ".join(verdicts))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ measured in the same run it builds the same lessons with MkDocs (its default the
 first lesson page. It also prints the search index's size (Pagefind's folder) against the pages' total size.
 Targets: 100 for accessibility and best practices, at least 95 for performance and SEO.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,32 +81,60 @@ def build_peer(root: Path, work: Path) -> str | None:
         shutil.copy(lesson, docs / lesson.name)
     (docs / "index.md").write_text("# Course\n")
     (work / "peer" / "mkdocs.yml").write_text("site_name: Peer\ntheme: mkdocs\n")
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(work / "peer" / "mkdocs.yml"),
-                    "-d", str(work / "serve" / "peer")], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "-q",
+            "-f",
+            str(work / "peer" / "mkdocs.yml"),
+            "-d",
+            str(work / "serve" / "peer"),
+        ],
+        check=True,
+    )
     return f"peer/{lessons[0].stem}/" if lessons else None
 
 
 def lighthouse(url: str) -> dict:
     """Return {category: score 0-100, 'lost': [audit titles that cost points]} for one URL."""
     env = {**os.environ, "CHROME_PATH": os.environ.get("CHROMIUM", "/usr/bin/chromium")}
-    run = subprocess.run([str(LIGHTHOUSE), url, "--quiet", "--output=json", "--output-path=stdout",
-                          f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={CHROME_FLAGS}"],
-                         capture_output=True, text=True, env=env, timeout=300)
+    run = subprocess.run(
+        [
+            str(LIGHTHOUSE),
+            url,
+            "--quiet",
+            "--output=json",
+            "--output-path=stdout",
+            f"--only-categories={','.join(CATEGORIES)}",
+            f"--chrome-flags={CHROME_FLAGS}",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     if run.returncode != 0:
         return {"error": run.stderr.strip().splitlines()[-1:] or ["lighthouse failed"]}
     report = json.loads(run.stdout)
     scores = {c: round(report["categories"][c]["score"] * 100) for c in CATEGORIES}
-    lost = [f"{c}: {report['audits'][ref['id']]['title']}"
-            for c in CATEGORIES for ref in report["categories"][c]["auditRefs"]
-            if ref["weight"] and (report["audits"][ref["id"]]["score"] or 0) < 1]
+    lost = [
+        f"{c}: {report['audits'][ref['id']]['title']}"
+        for c in CATEGORIES
+        for ref in report["categories"][c]["auditRefs"]
+        if ref["weight"] and (report["audits"][ref["id"]]["score"] or 0) < 1
+    ]
     return {**scores, "lost": lost}
 
 
 def pages_to_score(site: Path) -> list[tuple[str, str]]:
     """Return (label, path) for the course map, the first lesson and the first review."""
     index = (site / "index.html").read_text()
-    units = re.findall(r'course-map-number">(Lesson|Review) \d+</span>\s*<a class="course-map-title" href="([^"]+)"',
-                       index)
+    units = re.findall(
+        r'course-map-number">(Lesson|Review) \d+</span>\s*<a class="course-map-title" href="([^"]+)"', index
+    )
     pages = [("course map", "index.html")]
     for kind in ("Lesson", "Review"):
         found = next((href for k, href in units if k == kind), None)
@@ -144,16 +173,23 @@ def main(argv=None) -> int:
         try:
             site = build_course(args.root.resolve(), work, base, args.offline)
             peer = None if args.no_peer else build_peer(args.root.resolve(), work)
-            print(f"Lighthouse {subprocess.run([str(LIGHTHOUSE), '--version'], capture_output=True, text=True).stdout.strip()}"
-                  f", targets: " + ", ".join(f"{c} {t}" for c, t in TARGETS.items()) + " ('!' marks a miss)")
+            print(
+                "Lighthouse "
+                + subprocess.run([str(LIGHTHOUSE), "--version"], capture_output=True, text=True).stdout.strip()
+                + ", targets: "
+                + ", ".join(f"{c} {t}" for c, t in TARGETS.items())
+                + " ('!' marks a miss)"
+            )
             print(f"{'page':<22}" + "".join(f"{c:>16}" for c in CATEGORIES))
             for label, path in pages_to_score(site):
                 print_row(label, lighthouse(f"{base}course/{path}"))
             if peer:
                 print_row("peer: MkDocs lesson", lighthouse(base + peer))
             print(index_size(site))
-            print("load average over the last minute: %.1f on %d cores (performance scores drop on a busy machine)"
-                  % (os.getloadavg()[0], os.cpu_count()))
+            print(
+                f"load average over the last minute: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+                " (performance scores drop on a busy machine)"
+            )
         finally:
             server.shutdown()
     return 0

@@ -23,6 +23,7 @@ context (no cache, no service worker) for each query:
 Nothing here is a test; the targets are under 300 KB for the first query on 2,000 lessons, under
 300 ms once fragments are loaded and under 25 % added to a full build.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,8 +66,11 @@ run()
 
 def old_engine(into: Path) -> Path:
     """Extract coursegen at commit OLD (engine and theme) into `into`; return it."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", OLD, "coursegen", "templates", "widgets",
-                              "kernels"], check=True, capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", OLD, "coursegen", "templates", "widgets", "kernels"],
+        check=True,
+        capture_output=True,
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
     return into
@@ -76,8 +80,17 @@ def build(engine: Path, course: Path, site: Path, index: bool = True) -> float:
     """Build `course` into `site` from the command line with the coursegen in `engine`; return the
     wall seconds of the whole process (start-up included), with or without the index step."""
     environment = {**os.environ, "PYTHONPATH": str(engine)}
-    command = [sys.executable, "-c", BUILD, "--root", str(course), "build", "--out", str(site),
-               "index" if index else "skip"]
+    command = [
+        sys.executable,
+        "-c",
+        BUILD,
+        "--root",
+        str(course),
+        "build",
+        "--out",
+        str(site),
+        "index" if index else "skip",
+    ]
     started = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, env=environment, cwd=engine)
     return time.perf_counter() - started
@@ -91,12 +104,15 @@ def index_overhead(engine: Path, course: Path, site: Path, repeat: int) -> dict:
     build(engine, course, site)  # the first build compiles the templates into the course's cache
     pairs = [(build(engine, course, site, index=False), build(engine, course, site)) for _ in range(repeat)]
     without, with_index = (statistics.median(run) for run in zip(*pairs))
-    return {"without": without, "with": with_index,
-            "overhead": statistics.median(indexed / plain - 1 for plain, indexed in pairs)}
+    return {
+        "without": without,
+        "with": with_index,
+        "overhead": statistics.median(indexed / plain - 1 for plain, indexed in pairs),
+    }
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - signature from the base class
+    def log_message(self, format, *args):
         pass
 
 
@@ -147,9 +163,15 @@ def measure(browser, site: Path, base: str, query: str, repeat: int) -> dict:
         again.append(time.perf_counter() - started)
         searching.append(page.evaluate(LAST_SEARCH))
     context.close()
-    return {"plain": sum(s[0] for s in fetched), "gzip": sum(s[1] for s in fetched), "requests": len(fetched),
-            "first": first, "again": statistics.median(again), "search": statistics.median(searching),
-            "slowest": max(searching)}
+    return {
+        "plain": sum(s[0] for s in fetched),
+        "gzip": sum(s[1] for s in fetched),
+        "requests": len(fetched),
+        "first": first,
+        "again": statistics.median(again),
+        "search": statistics.median(searching),
+        "slowest": max(searching),
+    }
 
 
 def kib(size: int) -> str:
@@ -157,18 +179,26 @@ def kib(size: int) -> str:
 
 
 def report(lessons: int, name: str, built: dict, rows: list[dict]) -> None:
-    print(f"\n{lessons} lessons, {name}: full build {built['with']:.2f} s, without the index step "
-          f"{built['without']:.2f} s (medians): the index adds {100 * built['overhead']:+.0f} % "
-          f"(median of the pairs; target under 25 %)")
-    print("| query | first query: fetched (plain / gzip) | requests | first query time | again: typing to results "
-          "/ the search itself, medians | the search itself, slowest |")
+    print(
+        f"\n{lessons} lessons, {name}: full build {built['with']:.2f} s, without the index step "
+        f"{built['without']:.2f} s (medians): the index adds {100 * built['overhead']:+.0f} % "
+        f"(median of the pairs; target under 25 %)"
+    )
+    print(
+        "| query | first query: fetched (plain / gzip) | requests | first query time | again: typing to results "
+        "/ the search itself, medians | the search itself, slowest |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     for query, row in zip(QUERIES, rows):
+
         def ms(seconds):
             return "–" if seconds != seconds else f"{1000 * seconds:,.0f} ms"  # NaN: not marked
-        print(f"| {query} | {kib(row['plain'])} / {kib(row['gzip'])} | {row['requests']} | "
-              f"{1000 * row['first']:,.0f} ms | {1000 * row['again']:,.0f} ms / {ms(row['search'])} | "
-              f"{ms(row['slowest'])} |")
+
+        print(
+            f"| {query} | {kib(row['plain'])} / {kib(row['gzip'])} | {row['requests']} | "
+            f"{1000 * row['first']:,.0f} ms | {1000 * row['again']:,.0f} ms / {ms(row['search'])} | "
+            f"{ms(row['slowest'])} |"
+        )
 
 
 def main() -> None:
@@ -178,11 +208,13 @@ def main() -> None:
     parser.add_argument("--builds", type=int, default=5, help="full builds with and without the index (medians)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
+
     with tempfile.TemporaryDirectory(prefix="coursegen-search-bench-") as folder, sync_playwright() as playwright:
         work = Path(folder)
         engines = {"Pagefind (this coursegen)": REPO, f"JSON corpus + MiniSearch ({OLD})": old_engine(work / "old")}
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
         for lessons in args.lessons:
             for number, (name, engine) in enumerate(engines.items()):
                 course = write_course(work / f"course-{lessons}-{number}", lessons)

@@ -1,4 +1,5 @@
 """`python -m coursegen`: the same command line as the `coursegen` script."""
+
 from coursegen.cli import run
 
 run()

@@ -21,6 +21,7 @@ milliseconds, coursegen already imported), else a fresh interpreter (`serve`, wh
 could hold locks a fork would inherit). Each process has its own: a worker of
 `parallel.parallel_map`'s pool starts one when it needs it.
 """
+
 from __future__ import annotations
 
 import faulthandler
@@ -38,8 +39,12 @@ import traceback
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coursegen.memo import active
+
+if TYPE_CHECKING:  # errors imports nothing of ours, but the worker process needs none of it at run time
+    from coursegen.errors import Problems
 
 DEFAULT_SECONDS = 10.0
 DEFAULT_MEMORY_MB = 4096
@@ -110,7 +115,7 @@ def call_each(limits: Limits, root: Path, function, arg_tuples: list[tuple], set
             worker.pending = None
             try:
                 next(worker.answers(limits.seconds, root, 1))
-            except Exception as err:  # noqa: BLE001 - the caller tells author mistakes from bugs
+            except Exception as err:
                 if memo is not None:  # its arguments change when its inputs do
                     memo.put("setup failure", setup, err)
                 raise SetupFailed(err) from err
@@ -133,7 +138,7 @@ def warm_up(limits: Limits, root: Path, setup: tuple) -> None:
         worker.pending = setup
 
 
-def _worker(limits: Limits) -> "Worker":
+def _worker(limits: Limits) -> Worker:
     """Return this process's worker, started afresh when there is none, it died, the memory cap changed,
     or a caller stopped reading its answers midway."""
     worker = _WORKERS.get(os.getpid())
@@ -147,18 +152,24 @@ def _worker(limits: Limits) -> "Worker":
 def parse_limits(data, path: str, problems: Problems) -> Limits:
     """Return course.yaml's `limits:` (seconds per call of author code, MiB of memory), reporting bad values."""
     from coursegen.schema import Schema, check  # here: a worker process imports this module, and needs no YAML
+
     good = check(data, Schema("limits", LIMITS_KEYS), path, problems)
     seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
-        problems.error(path, good.line_of("seconds"), f"limits: seconds must be a number of seconds from "
-                                                      f"0 to 3600, found {seconds!r}")
+        problems.error(
+            path,
+            good.line_of("seconds"),
+            f"limits: seconds must be a number of seconds from 0 to 3600, found {seconds!r}",
+        )
         seconds = Limits.seconds
     if isinstance(memory, bool) or not isinstance(memory, int) or memory < MIN_MEMORY_MB:
-        problems.error(path, good.line_of("memory_mb"), f"limits: memory_mb must be a whole number of MiB, "
-                                                        f"at least {MIN_MEMORY_MB}, found {memory!r}")
+        problems.error(
+            path,
+            good.line_of("memory_mb"),
+            f"limits: memory_mb must be a whole number of MiB, at least {MIN_MEMORY_MB}, found {memory!r}",
+        )
         memory = Limits.memory_mb
     return Limits(float(seconds), memory)
-
 
 
 def shown_limit(seconds: float) -> str:
@@ -177,15 +188,20 @@ class Worker:
         self.serial = 0  # of the last request: answers to an earlier one (abandoned midway) are skipped
         ours, theirs = socket.socketpair()
         self.dump_read, dump_write = os.pipe()  # where the watchdog writes the stack of a call out of time
+        self.process: _Forked | subprocess.Popen
         if _can_fork():
             self.process = _Forked(theirs.fileno(), dump_write, memory_mb)
         else:
             package_parent = str(Path(__file__).resolve().parent.parent)
-            code = (f"import sys; sys.path.insert(0, {package_parent!r}); "
-                    "from coursegen.author_code import serve_calls; serve_calls()")
+            code = (
+                f"import sys; sys.path.insert(0, {package_parent!r}); "
+                "from coursegen.author_code import serve_calls; serve_calls()"
+            )
             self.process = subprocess.Popen(
                 [sys.executable, "-c", code, str(theirs.fileno()), str(dump_write), str(memory_mb)],
-                pass_fds=(theirs.fileno(), dump_write), stdin=subprocess.DEVNULL)
+                pass_fds=(theirs.fileno(), dump_write),
+                stdin=subprocess.DEVNULL,
+            )
         theirs.close()
         os.close(dump_write)
         self.connection = Connection(ours.detach())
@@ -270,6 +286,7 @@ def _can_fork() -> bool:
     threads run) the worker is a fresh interpreter, which takes a tenth of a second more.
     """
     from coursegen.parallel import can_fork
+
     return can_fork()
 
 
@@ -345,12 +362,13 @@ def _innermost_course_frame(report: str, root: Path) -> str:
     for line in report.splitlines():  # the watchdog lists the most recent call first
         match = FRAME.match(line)
         base = next((b for b in bases if match and match.group(1).startswith(b)), None)
-        if base:
-            return f"{match.group(1)[len(base):]} line {match.group(2)}"
+        if match and base:
+            return f"{match.group(1)[len(base) :]} line {match.group(2)}"
     return ""
 
 
 # ---- the worker process -------------------------------------------------------------------
+
 
 def serve_calls() -> None:
     """The worker's entry point as a fresh interpreter: its descriptors and memory cap come as arguments."""

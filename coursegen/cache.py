@@ -14,6 +14,7 @@ reads only the reported paths, keys only the re-read sources, re-links only the 
 and renders only them and the pages recorded as linking to one whose headings changed, as long
 as nothing every page shares moved; else it compares every key as above.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,9 +26,10 @@ from coursegen.memo import Changes, Memo
 CACHE_FOLDER = ".coursegen-cache"  # in the course root: git-ignored, safe to delete at any time
 
 
-def command_cache(root: Path, write: bool = True) -> "BuildCache":
+def command_cache(root: Path, write: bool = True) -> BuildCache:
     """Return the cache a command starts with: empty, but for the compiled templates kept on disk."""
     from coursegen.stages.render import CompiledTemplates
+
     return BuildCache(compiled_templates=CompiledTemplates(root / CACHE_FOLDER / "templates", write=write))
 
 

@@ -1,4 +1,5 @@
 """Command line: build, serve, check, new, init. Parses arguments, calls the engine, prints problems."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,8 +8,8 @@ import sys
 from pathlib import Path
 
 from coursegen import __version__
-from coursegen.errors import ContentError
 from coursegen.cache import command_cache
+from coursegen.errors import ContentError
 from coursegen.parallel import default_jobs
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.stages.write import write_site
@@ -29,12 +30,20 @@ def make_parser() -> argparse.ArgumentParser:
     for command in (build, check, serve):
         command.add_argument("--drafts", action="store_true", help="include units marked draft: true")
         command.add_argument("--strict", action="store_true", help="treat warnings as errors")
-        command.add_argument("--offline", action="store_true",
-                             help="self-host Pyodide (pyodide.path, default node_modules/pyodide) so the "
-                                  "site needs nothing from the internet")
-        command.add_argument("--jobs", type=_jobs, default=None, metavar="N",
-                             help=f"processes that parse and render pages; 1 uses no others "
-                                  f"(default: one per core, {default_jobs()} here)")
+        command.add_argument(
+            "--offline",
+            action="store_true",
+            help="self-host Pyodide (pyodide.path, default node_modules/pyodide) so the "
+            "site needs nothing from the internet",
+        )
+        command.add_argument(
+            "--jobs",
+            type=_jobs,
+            default=None,
+            metavar="N",
+            help=f"processes that parse and render pages; 1 uses no others "
+            f"(default: one per core, {default_jobs()} here)",
+        )
     build.add_argument("--out", type=Path, default=None, help="output folder (default: site/ in the root)")
     serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     serve.add_argument("--no-watch", action="store_true", help="serve without watching for changes")
@@ -51,10 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     root = args.root.resolve()
     command = args.command or "build"
-    options = BuildOptions(drafts=getattr(args, "drafts", False), strict=getattr(args, "strict", False),
-                           offline=getattr(args, "offline", False), jobs=getattr(args, "jobs", None))
+    options = BuildOptions(
+        drafts=getattr(args, "drafts", False),
+        strict=getattr(args, "strict", False),
+        offline=getattr(args, "offline", False),
+        jobs=getattr(args, "jobs", None),
+    )
     if command == "serve":
         from coursegen.serve.server import serve
+
         return serve(root, options, port=args.port, watch=not args.no_watch)
     if command == "new":
         return _new(root, args)
@@ -105,6 +119,7 @@ def _jobs(text: str) -> int:
 def _new(root: Path, args) -> int:
     """Create a unit from its skeleton; print where it went, or the problem."""
     from coursegen.authoring.scaffold import new_unit
+
     try:
         made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part)
     except ContentError as err:
@@ -117,6 +132,7 @@ def _new(root: Path, args) -> int:
 def _init(folder: Path, title: str) -> int:
     """Write a new course; print what to do next, or why it cannot."""
     from coursegen.authoring.starter import init_course
+
     try:
         init_course(folder, title)
     except ContentError as err:

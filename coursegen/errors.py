@@ -1,4 +1,5 @@
 """Author mistakes, collected rather than raised, so one build reports all of them."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -17,6 +17,7 @@ module names (looked for in the course folder first) or `.py` files in the cours
 extension that fails to load, or raises in a hook, is a problem at its line (in course.yaml, or
 in the extension's own file), not a traceback.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,9 +29,9 @@ import sys
 import traceback
 from pathlib import Path
 
-from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.errors import ContentError, Problem, Problems
 from coursegen.memo import memoized
+from coursegen.stages.config import CONFIG_NAME, config_line
 
 HOOKS = ("install", "prepare", "check", "add_files", "csp")
 AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
@@ -113,13 +114,16 @@ class CourseExtension(ModuleExtension):
 def course_extensions(root: Path, config, problems: Problems) -> list[CourseExtension]:
     """Return the course's extensions from course.yaml, loaded, reporting those that cannot be."""
     found = []
-    for entry in (config.extensions if config else ()):
+    for entry in config.extensions if config else ():
         try:
             module, name = load(root, entry)
         except Exception as err:  # noqa: BLE001 - an import error or a mistake in the author's module
-            problems.error(CONFIG_NAME, config_line(root, f"- {entry}", indented=True),
-                           f"extension '{entry}' cannot be loaded: {type(err).__name__}: {err}",
-                           "list a module name, or a .py file relative to the course folder")
+            problems.error(
+                CONFIG_NAME,
+                config_line(root, f"- {entry}", indented=True),
+                f"extension '{entry}' cannot be loaded: {type(err).__name__}: {err}",
+                "list a module name, or a .py file relative to the course folder",
+            )
             continue
         found.append(CourseExtension(module, name, root))
         if getattr(module, "__file__", None):
@@ -132,8 +136,13 @@ def parse_failure(err: Exception, path: str, root: Path) -> Problem | None:
     role it installed), or None when the failure is not an extension's (a bug: keep the traceback)."""
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
         if str(Path(frame.filename).resolve()) in AUTHOR_FILES:
-            return Problem(path, 1, 0, f"an extension failed on this page: {type(err).__name__}: {err}",
-                           f"at {_shown(root, Path(frame.filename))}:{frame.lineno}")
+            return Problem(
+                path,
+                1,
+                0,
+                f"an extension failed on this page: {type(err).__name__}: {err}",
+                f"at {_shown(root, Path(frame.filename))}:{frame.lineno}",
+            )
     return None
 
 
@@ -153,6 +162,8 @@ def load(root: Path, entry: str):
 def _load_file(file: Path, _mtime: int, _size: int):
     name = "coursegen_course_ext_" + hashlib.sha256(str(file).encode()).hexdigest()[:12] + f"_{_mtime}"
     spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:  # never for a .py file; mypy cannot know that
+        raise ImportError(f"{file} cannot be imported")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

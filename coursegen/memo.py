@@ -16,14 +16,16 @@ theme's assets), reach the memo of the build in progress through a context varia
 Outside a build (a test calling a helper, a worker process) they just compute. Nothing else
 keeps state between builds in the build process, so a fresh memo means everything cold.
 """
+
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Callable, Hashable, TypeVar
+from typing import Any, TypeVar
 
 Value = TypeVar("Value")
 
@@ -31,9 +33,23 @@ Value = TypeVar("Value")
 # replaced in place when it changes, so these bound only a course's size); the rest hold what a few
 # rebuilds in a row can ask for again.
 PER_PAGE = 100_000
-SIZES = {"text": PER_PAGE, "source uses": PER_PAGE, "page": PER_PAGE, "rendered": PER_PAGE, "filled": PER_PAGE,
-         "element ids": 1024, "mathml": 4096, "math problem": 4096, "lexer": 256,
-         "wheel sha256": 64, "extension file": 32, "setup failure": 64, "signature": 16, "parser": 1, "jinja": 1}
+SIZES = {
+    "text": PER_PAGE,
+    "source uses": PER_PAGE,
+    "page": PER_PAGE,
+    "rendered": PER_PAGE,
+    "filled": PER_PAGE,
+    "element ids": 1024,
+    "mathml": 4096,
+    "math problem": 4096,
+    "lexer": 256,
+    "wheel sha256": 64,
+    "extension file": 32,
+    "setup failure": 64,
+    "signature": 16,
+    "parser": 1,
+    "jinja": 1,
+}
 DEFAULT_SIZE = 4
 
 
@@ -43,7 +59,7 @@ class Memo:
     def __init__(self, sizes: dict[str, int] | None = None):
         self.sizes = {**SIZES, **(sizes or {})}
         self.tables: dict[str, OrderedDict] = {}
-        self.records: dict[str, object] = {}  # what the last build did, by name (see each stage)
+        self.records: dict[str, Any] = {}  # what the last build did, by name (see each stage)
 
     def table(self, kind: str) -> OrderedDict:
         """Return the entries of one kind, least recently used first (to iterate or prune in bulk)."""
@@ -143,6 +159,7 @@ class Changes:
 
 
 # ---- keys: what a stage's output depends on, as values cheap to compare ---------------------
+
 
 def digest(*parts) -> str:
     """Return a hash of the parts' reprs (every part must have a deterministic repr)."""

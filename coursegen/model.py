@@ -1,8 +1,13 @@
 """The plain data passed between stages. Every stage returns new values; nothing is mutated later."""
+
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the config module imports this one
+    from coursegen.stages.config import CourseConfig
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,7 @@ def untitled_upcoming(unit: Unit) -> bool:
 class Course:
     """The linked course: configuration plus every unit in order."""
 
-    config: object  # CourseConfig
+    config: CourseConfig
     units: tuple[Unit, ...] = field(default_factory=tuple)
 
     @functools.cached_property  # computed once: every page asks for its neighbours
@@ -152,8 +157,7 @@ class Course:
         """Return the previous and next written units around `slug`."""
         written = self.written
         index = self._positions[slug]
-        return (written[index - 1] if index else None,
-                written[index + 1] if index + 1 < len(written) else None)
+        return (written[index - 1] if index else None, written[index + 1] if index + 1 < len(written) else None)
 
 
 def replaced_units(before: tuple, after: tuple) -> list[int] | None:

@@ -20,13 +20,15 @@ watcher threads do, so there the work stays in this process.
 Whatever a worker fails to do (it raises, its result cannot be pickled, it dies) is done again
 here, where errors surface as they would without a pool, so the output is the same either way.
 """
+
 from __future__ import annotations
 
 import multiprocessing
 import os
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -46,8 +48,12 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def parallel_map(work: Callable[[Item], Result], items: Sequence[Item], jobs: int | None = None,
-                 meanwhile: Callable[[], None] | None = None) -> list[Result]:
+def parallel_map(
+    work: Callable[[Item], Result],
+    items: Sequence[Item],
+    jobs: int | None = None,
+    meanwhile: Callable[[], None] | None = None,
+) -> list[Result]:
     """Return `[work(item) for item in items]`, computed by `jobs` processes (default: one per core).
 
     `meanwhile()`, if given, runs in this process once the pool has started, before it takes any
@@ -59,8 +65,12 @@ def parallel_map(work: Callable[[Item], Result], items: Sequence[Item], jobs: in
     if jobs < 2 or len(items) < MIN_ITEMS or not can_fork():
         return [work(item) for item in items]
     split = _Split(len(items), jobs)
-    pool = ProcessPoolExecutor(max_workers=split.workers, initializer=_inherit, initargs=(work, items),
-                               mp_context=multiprocessing.get_context("fork"))  # see the module's docstring
+    pool = ProcessPoolExecutor(
+        max_workers=split.workers,
+        initializer=_inherit,
+        initargs=(work, items),
+        mp_context=multiprocessing.get_context("fork"),
+    )  # see the module's docstring
     done: dict[int, list] = {}  # a range's first index → its results
     try:
         split.hand_out(pool)  # here, before any other thread runs: the first submit forks the workers
@@ -77,7 +87,7 @@ def parallel_map(work: Callable[[Item], Result], items: Sequence[Item], jobs: in
     finally:
         split.stop()
         pool.shutdown(wait=True, cancel_futures=True)
-    results = []
+    results: list = []
     for taken in sorted([taken for taken, _ in split.theirs] + split.mine, key=lambda taken: taken.start):
         results += done[taken.start] if taken.start in done else [work(items[index]) for index in taken]
     return results  # what no worker delivered was done here just above, where its errors surface

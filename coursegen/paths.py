@@ -5,6 +5,7 @@ symbolic link to somewhere else; a FIFO named like a lesson would block the firs
 `inside_course` answers for one named path; `check_course_files` looks at every file of the folders
 the build reads before anything is read.
 """
+
 from __future__ import annotations
 
 import errno
@@ -79,20 +80,29 @@ def check_changed_files(root: Path, changed, problems: Problems, names: tuple[st
         _check_entry(root, shown, stat.S_ISLNK(mode), stat.S_ISDIR(mode), stat.S_ISREG(mode), problems, followed)
 
 
-def _check_entry(root: Path, shown: str, link: bool, folder: bool, regular: bool,
-                 problems: Problems, followed: set) -> None:
+def _check_entry(
+    root: Path, shown: str, link: bool, folder: bool, regular: bool, problems: Problems, followed: set
+) -> None:
     path = root / shown
     if link:
         if _loops(path):
             problems.error(shown, 1, f"'{shown}' is a loop of symbolic links")
             return
         if inside_course(root, shown) is None:
-            problems.error(shown, 1, f"'{shown}' is outside the course",
-                           f"it is a symbolic link to {os.path.realpath(path)}; {OUTSIDE_HINT}")
+            problems.error(
+                shown,
+                1,
+                f"'{shown}' is outside the course",
+                f"it is a symbolic link to {os.path.realpath(path)}; {OUTSIDE_HINT}",
+            )
             return
         if not path.exists():
-            problems.error(shown, 1, f"'{shown}' is a symbolic link to nothing",
-                           f"it points to {os.readlink(path)}, which does not exist")
+            problems.error(
+                shown,
+                1,
+                f"'{shown}' is a symbolic link to nothing",
+                f"it points to {os.readlink(path)}, which does not exist",
+            )
             return
         folder, regular = path.is_dir(), path.is_file()
         if folder and path.resolve() in followed:
@@ -106,11 +116,22 @@ def _check_entry(root: Path, shown: str, link: bool, folder: bool, regular: bool
             return
         for entry in entries:
             if entry.name != "__pycache__":
-                _check_entry(root, f"{shown}/{entry.name}", entry.is_symlink(), entry.is_dir(follow_symlinks=False),
-                             entry.is_file(follow_symlinks=False), problems, followed)
+                _check_entry(
+                    root,
+                    f"{shown}/{entry.name}",
+                    entry.is_symlink(),
+                    entry.is_dir(follow_symlinks=False),
+                    entry.is_file(follow_symlinks=False),
+                    problems,
+                    followed,
+                )
     elif not regular:
-        problems.error(shown, 1, f"'{shown}' is not a regular file (a FIFO, socket or device)",
-                       "remove it; the build reads only regular files")
+        problems.error(
+            shown,
+            1,
+            f"'{shown}' is not a regular file (a FIFO, socket or device)",
+            "remove it; the build reads only regular files",
+        )
 
 
 def _loops(link: Path) -> bool:

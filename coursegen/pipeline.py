@@ -3,6 +3,7 @@
 Features beyond plain Markdown are extensions of the one protocol (coursegen.extensions): the
 built-in ones in EXTENSIONS, then the course's callouts and its own extensions from course.yaml.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +11,6 @@ import gc
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
 
 from coursegen.cache import BuildCache
 from coursegen.errors import ContentError, Problem, Problems
@@ -22,19 +22,37 @@ from coursegen.features.questions import extension as questions
 from coursegen.features.search import extension as search
 from coursegen.features.widgets import extension as widgets
 from coursegen.memo import building
+from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
 from coursegen.stages.assets import Assets
 from coursegen.stages.link import link_pages
-from coursegen.stages.load import (check_files, kept_reader, load_course_config, load_course_sources,
-                                   slug_by_path, uses_author_code)
+from coursegen.stages.load import (
+    check_files,
+    kept_reader,
+    load_course_config,
+    load_course_sources,
+    slug_by_path,
+    uses_author_code,
+)
 from coursegen.stages.parse import ParseContext, parse_pages, parser
 from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem, warm_up_rendering
 from coursegen.theme import appearance
 
 # In this order; offline last: it precaches the others' files.
-EXTENSIONS = tuple(ModuleExtension(module, name) for module, name in (
-    (callouts, "callouts"), (calc, "calc"), (anchors, "anchors"), (questions, "questions"), (search, "search"),
-    (robots, "robots"), (appearance, "appearance"), (widgets, "widgets"), (offline, "offline")))
+EXTENSIONS = tuple(
+    ModuleExtension(module, name)
+    for module, name in (
+        (callouts, "callouts"),
+        (calc, "calc"),
+        (anchors, "anchors"),
+        (questions, "questions"),
+        (search, "search"),
+        (robots, "robots"),
+        (appearance, "appearance"),
+        (widgets, "widgets"),
+        (offline, "offline"),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -87,15 +105,24 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         calc.warm_up(root, config)
     extensions = all_extensions(root, config, problems)
     md = parser(extensions, memo)
-    ctx = ParseContext(root=root, slug_by_path=slug_by_path(memo),
-                       extra=prepare_extensions(root, config, problems, extensions))
-    pages = parse_pages(md, sources, ctx, problems, memo, changes, jobs=options.jobs,
-                        meanwhile=lambda: warm_up_rendering(root, memo, cache.compiled_templates))
+    ctx = ParseContext(
+        root=root, slug_by_path=slug_by_path(memo), extra=prepare_extensions(root, config, problems, extensions)
+    )
+    pages = parse_pages(
+        md,
+        sources,
+        ctx,
+        problems,
+        memo,
+        changes,
+        jobs=options.jobs,
+        meanwhile=lambda: warm_up_rendering(root, memo, cache.compiled_templates),
+    )
     course = link_pages(config, pages, problems, memo, changes, options.drafts) if config else None
-    sources = csp_sources(config, extensions) if config else {}
+    allowed = csp_sources(config, extensions) if config else {}
     if course:
         missing_templates(course, root, problems)
-        csp.check_pages(course, root, sources, problems)
+        csp.check_pages(course, root, allowed, problems)
         for extension in extensions:
             extension.check(course, root, problems)
     problems.raise_if_errors(options.strict)
@@ -104,11 +131,19 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         for extension in extensions:
             extension.add_files(course, root, assets, problems)
         problems.raise_if_errors(options.strict)
+        assert course is not None  # a course without its config stopped at its problem above
         try:
-            outputs = render_site(course, root, RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs),
-                                  assets, csp_sources=sources, memo=memo, changes=changes,
-                                  compiled=cache.compiled_templates)
-        except Exception as err:  # noqa: BLE001 - a template (the course's own, often) that breaks is reported
+            outputs = render_site(
+                course,
+                root,
+                RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs or default_jobs()),
+                assets,
+                csp_sources=allowed,
+                memo=memo,
+                changes=changes,
+                compiled=cache.compiled_templates,
+            )
+        except Exception as err:
             problem = template_problem(err, root)
             if problem is None:
                 raise
@@ -143,10 +178,13 @@ LATEST_EPOCH = 253402300799  # 9999-12-31T23:59:59Z: dates print with four-digit
 def check_environment(problems: Problems) -> None:
     """Report a SOURCE_DATE_EPOCH (reproducible builds' fixed date) that is not a time the build can use."""
     stamp = os.environ.get("SOURCE_DATE_EPOCH")
-    if stamp is not None and not (stamp.strip().isascii() and stamp.strip().isdigit()
-                                  and int(stamp) <= LATEST_EPOCH):
-        problems.error("SOURCE_DATE_EPOCH", 0, f"must be a whole number of seconds since 1970-01-01, found {stamp!r}",
-                       "set it to e.g. $(git log -1 --format=%ct), or unset it")
+    if stamp is not None and not (stamp.strip().isascii() and stamp.strip().isdigit() and int(stamp) <= LATEST_EPOCH):
+        problems.error(
+            "SOURCE_DATE_EPOCH",
+            0,
+            f"must be a whole number of seconds since 1970-01-01, found {stamp!r}",
+            "set it to e.g. $(git log -1 --format=%ct), or unset it",
+        )
 
 
 def all_extensions(root: Path, config, problems: Problems) -> tuple:

@@ -9,6 +9,7 @@ reports every problem at its line, in one wording everywhere, and returns what p
     key 'units' in course.yaml must be a list, found 5
     course.yaml has no 'title'                    hint: add a line such as: title: My course
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -49,11 +50,19 @@ def check(data, schema: Schema, path: str, problems: Problems, line: int = 1) ->
         kind = schema.keys.get(key)
         if kind is None:
             near = did_you_mean(key, schema.keys)
-            problems.error(path, at, f"unknown {schema.key_name(key)}",
-                           (near + " " if near else "") + f"known {schema.noun}s are: " + ", ".join(schema.keys))
+            problems.error(
+                path,
+                at,
+                f"unknown {schema.key_name(key)}",
+                (near + " " if near else "") + f"known {schema.noun}s are: " + ", ".join(schema.keys),
+            )
         elif not fits(value, kind):
-            problems.error(path, at, f"{schema.key_name(key)} must be {type_names(kind)}, found {value!r}",
-                           schema.hints.get(key, ""))
+            problems.error(
+                path,
+                at,
+                f"{schema.key_name(key)} must be {type_names(kind)}, found {value!r}",
+                schema.hints.get(key, ""),
+            )
         else:
             good[key] = check(value, kind, path, problems, at) if isinstance(kind, Schema) else value
     for key, example in schema.required.items():

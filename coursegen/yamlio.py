@@ -5,6 +5,7 @@ Reading takes its safe loader, which gives plain dicts and lists, rather than th
 whose comment-keeping maps and scalar types would reach pages, messages and caches, and which is
 slower still; the composed nodes carry each key's line all the same.
 """
+
 from __future__ import annotations
 
 import re
@@ -56,13 +57,27 @@ class _Resolver(BaseResolver):
 for _versions, _tag, _regexp, _first in implicit_resolvers:
     if (1, 1) in _versions and _tag not in (BOOL, FLOAT):
         _Resolver.add_implicit_resolver_base(_tag, _regexp, _first)
-_Resolver.add_implicit_resolver_base(BOOL, re.compile(r"""^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE
-                                                      |on|On|ON|off|Off|OFF)$""", re.X), list("yYnNtTfFoO"))
-_Resolver.add_implicit_resolver_base(FLOAT, re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+_Resolver.add_implicit_resolver_base(
+    BOOL,
+    re.compile(
+        r"""^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE
+                                                      |on|On|ON|off|Off|OFF)$""",
+        re.X,
+    ),
+    list("yYnNtTfFoO"),
+)
+_Resolver.add_implicit_resolver_base(
+    FLOAT,
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
                                                        |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
                                                        |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
                                                        |[-+]?\.(?:inf|Inf|INF)
-                                                       |\.(?:nan|NaN|NAN))$""", re.X), list("-+0123456789."))
+                                                       |\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
 
 
 class _LineLoader(Reader, Scanner, Parser, Composer, SafeConstructor, _Resolver):
@@ -95,8 +110,9 @@ class _LineLoader(Reader, Scanner, Parser, Composer, SafeConstructor, _Resolver)
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, Hashable):
-                raise ConstructorError("while constructing a mapping", node.start_mark,
-                                       "found unhashable key", key_node.start_mark)
+                raise ConstructorError(
+                    "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+                )
             mapping[key] = self.construct_object(value_node, deep=True)
         mapping.line, mapping.lines = node.start_mark.line + 1, {}
         for key_node, _ in node.value:
@@ -104,8 +120,9 @@ class _LineLoader(Reader, Scanner, Parser, Composer, SafeConstructor, _Resolver)
                 key = self.constructed_objects[key_node]
                 if key in mapping.lines and not merges:
                     above = key_node.start_mark.line + 1 - mapping.lines[key]
-                    raise _refuse(key_node, f"duplicate key '{key}': it is also set {above} "
-                                            f"line{'s' if above > 1 else ''} above")
+                    raise _refuse(
+                        key_node, f"duplicate key '{key}': it is also set {above} line{'s' if above > 1 else ''} above"
+                    )
                 mapping.lines[key] = key_node.start_mark.line + 1
         return mapping
 

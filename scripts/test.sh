@@ -35,5 +35,10 @@ echo "== installing coursegen into $VENV (editable, no other packages)"
 echo "== installing pinned npm packages"
 npm ci --no-audit --no-fund --loglevel=error
 
+echo "== format, lint and types (ruff, mypy; settings in pyproject.toml)"
+"$PY" -m ruff format --check --quiet .
+"$PY" -m ruff check --quiet .
+"$PY" -m mypy
+
 echo "== running the test suite"
 exec "$PY" -m pytest "$@"

@@ -1,10 +1,10 @@
 """Shared fixtures: private copies of the sample and mini courses."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
 from helpers import FIXTURES, REPO, copy_course
 
 

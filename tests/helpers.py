@@ -1,4 +1,5 @@
 """Test helpers: course copies to break, the CLI as a function, a static server."""
+
 from __future__ import annotations
 
 import contextlib
@@ -71,6 +72,7 @@ def check_golden(actual: str, golden_dir: Path, name: str, shown: str, update: b
     expected = expected_file.read_text() if expected_file.exists() else ""
     if actual != expected:
         changed_file.write_text(actual)
-        pytest.fail(f"{shown} differs from {expected_file.name}; review {changed_file.name} "
-                    "and accept with --update-golden")
+        pytest.fail(
+            f"{shown} differs from {expected_file.name}; review {changed_file.name} and accept with --update-golden"
+        )
     changed_file.unlink(missing_ok=True)

@@ -1,4 +1,5 @@
 """Every catalogued bad input: its message and line, exit status 1, no traceback, site/ untouched, bounded time."""
+
 from __future__ import annotations
 
 import os
@@ -8,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import FIXTURES, read_yaml, run_cli
+
 from coursegen.cli import main as cli_main
 
 CASES = read_yaml((FIXTURES / "bad" / "cases.yaml").read_text())
@@ -64,6 +65,7 @@ def run_bounded(capsys, *args) -> tuple[int, str, str]:
             outcome["status"] = exit_.code
         except BaseException as err:  # noqa: BLE001 - reported below with the test's failure
             outcome["error"] = err
+
     worker = threading.Thread(target=run, daemon=True)
     started = time.monotonic()
     worker.start()
@@ -83,7 +85,7 @@ def test_bad_input_is_reported_at_its_line_and_leaves_site_untouched(case, mini_
     apply_case(mini_course, case)
     for name, value in case.get("env", {}).items():
         monkeypatch.setenv(name, value)
-    status, out, err = run_bounded(capsys, "--root", mini_course, "build")
+    status, _out, err = run_bounded(capsys, "--root", mini_course, "build")
     assert status == 1
     assert "Traceback" not in err
     lines = err.splitlines()

@@ -1,4 +1,5 @@
 """The whole build: outputs, determinism, relative URLs, sitemap, CLI behaviour."""
+
 from __future__ import annotations
 
 import re
@@ -9,6 +10,7 @@ import urllib.request
 from html.parser import HTMLParser
 
 from helpers import REPO, run_cli, serving
+
 from coursegen.pipeline import build_site
 
 
@@ -75,7 +77,7 @@ def test_the_table_of_contents_nests_sub_sections_inside_their_section(mini_cour
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text() + "\n### Inner one\n\nText.\n\n### Inner two\n\nText.\n\n## Outer\n\nText.\n")
     page = build_site(mini_course).outputs["second.html"].decode()
-    toc = page[page.index('<nav class="toc"'):page.index("</nav>", page.index('<nav class="toc"'))]
+    toc = page[page.index('<nav class="toc"') : page.index("</nav>", page.index('<nav class="toc"'))]
 
     class Depths(HTMLParser):
         depth, found = 0, []
@@ -87,6 +89,7 @@ def test_the_table_of_contents_nests_sub_sections_inside_their_section(mini_cour
 
         def handle_endtag(self, tag):
             self.depth -= tag == "ol"
+
     parser = Depths()
     parser.feed(toc)
     assert ("toc-level-3", 2) in parser.found and ("toc-level-2", 1) in parser.found
@@ -126,9 +129,11 @@ def test_drafts_build_only_with_the_drafts_flag(mini_course):
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("title: Second lesson", "title: Second lesson\ndraft: true"))
     (mini_course / "lessons" / "01-first.md").write_text(
-        (mini_course / "lessons" / "01-first.md").read_text().replace("[the second lesson](02-second.md#details)", "it"))
+        (mini_course / "lessons" / "01-first.md").read_text().replace("[the second lesson](02-second.md#details)", "it")
+    )
     (mini_course / "reviews" / "03-check.md").write_text("---\ntitle: Check\n---\n\nText.\n")
     from coursegen.pipeline import BuildOptions
+
     assert "second.html" not in build_site(mini_course).outputs
     assert "second.html" in build_site(mini_course, BuildOptions(drafts=True)).outputs
 
@@ -146,11 +151,13 @@ def test_console_script_is_declared():
 def test_the_entry_point_exits_with_the_commands_status_and_its_output_flushed(tmp_path):
     """`run` leaves through os._exit, so the status and every printed line must survive that."""
     enter = "import sys; from coursegen.cli import run; sys.argv[0] = 'coursegen'; run()"
-    good = subprocess.run([sys.executable, "-c", enter, "--root", str(REPO), "check"],
-                          capture_output=True, text=True, cwd=REPO)
+    good = subprocess.run(
+        [sys.executable, "-c", enter, "--root", str(REPO), "check"], capture_output=True, text=True, cwd=REPO
+    )
     assert good.returncode == 0 and good.stdout.startswith("ok: ")
-    bad = subprocess.run([sys.executable, "-c", enter, "--root", str(tmp_path), "build"],
-                         capture_output=True, text=True, cwd=REPO)
+    bad = subprocess.run(
+        [sys.executable, "-c", enter, "--root", str(tmp_path), "build"], capture_output=True, text=True, cwd=REPO
+    )
     assert bad.returncode == 1
     assert "course.yaml:1: no course.yaml found" in bad.stderr and "nothing was written" in bad.stderr
     assert "Traceback" not in bad.stderr
@@ -168,6 +175,7 @@ def test_the_cycle_collector_is_paused_during_a_build_and_back_after_it(mini_cou
 
     from coursegen.errors import ContentError
     from coursegen.pipeline import collector_paused
+
     with collector_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
@@ -190,6 +198,7 @@ def test_private_use_characters_in_the_text_are_published_as_written(mini_course
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("Text.", "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here."))
     from coursegen.cache import BuildCache
+
     cache = BuildCache()
     for _ in range(2):  # the second build answers from the cache
         page = build_site(mini_course, cache=cache).outputs["second.html"].decode()
@@ -207,6 +216,7 @@ def test_a_heading_without_letters_gets_a_stable_non_empty_anchor(mini_course):
 
 def test_site_files_are_world_readable_whatever_the_umask(mini_course, capsys):
     import os
+
     previous = os.umask(0o077)
     try:
         assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
@@ -220,7 +230,8 @@ def test_site_files_are_world_readable_whatever_the_umask(mini_course, capsys):
 
 def test_leftovers_of_a_build_killed_mid_swap_are_removed_by_the_next(mini_course, capsys):
     import os
-    dead = 2 ** 22 + 12345  # above Linux's largest process id: no process has it
+
+    dead = 2**22 + 12345  # above Linux's largest process id: no process has it
     for kind in ("staging", "retired"):
         (mini_course / f".site.{kind}-{dead}" / "assets").mkdir(parents=True)
     alive = mini_course / f".site.staging-{os.getppid()}"  # a running process: its build may be writing
@@ -231,12 +242,15 @@ def test_leftovers_of_a_build_killed_mid_swap_are_removed_by_the_next(mini_cours
 
 def test_a_file_that_cannot_be_read_is_a_located_problem(tmp_path):
     """Tests run as root, where chmod 000 still reads: a folder in the file's place fails the read instead."""
-    from coursegen.stages.config import read_text
     from coursegen.errors import Problems
+    from coursegen.stages.config import read_text
+
     problems = Problems()
     (tmp_path / "lesson.md").mkdir()
     assert read_text(tmp_path / "lesson.md", "lessons/lesson.md", problems) is None
-    assert [p.format() for p in problems.items] == ["lessons/lesson.md:1: cannot read 'lessons/lesson.md': Is a directory"]
+    assert [p.format() for p in problems.items] == [
+        "lessons/lesson.md:1: cannot read 'lessons/lesson.md': Is a directory"
+    ]
 
 
 def test_a_site_folder_that_is_a_symbolic_link_is_replaced_and_its_target_left_alone(mini_course, tmp_path, capsys):
@@ -252,8 +266,10 @@ def test_a_site_folder_that_is_a_symbolic_link_is_replaced_and_its_target_left_a
 
 
 def test_a_site_path_that_climbs_out_writes_nothing_anywhere(tmp_path):
-    from coursegen.stages.write import update_site, write_site
     import pytest
+
+    from coursegen.stages.write import update_site, write_site
+
     for bad in ("pyodide/../../escaped.txt", "/tmp/escaped.txt", ""):
         with pytest.raises(ValueError):
             write_site({"index.html": b"x", bad: b"y"}, tmp_path / "site")

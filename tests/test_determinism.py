@@ -4,6 +4,7 @@ folder, hash seed and cache state.
 Each build runs in its own process (`sys.executable build.py` from this worktree, with
 PYTHONPATH pointing here), because BLAS reads its settings once, when numpy is first imported.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, copy_course
 
 # Settings that change which floating-point code runs, and so its last bits:
@@ -21,8 +21,15 @@ from helpers import REPO, copy_course
 # DYNAMIC_ARCH build numpy ships, which reports other names it lacks as a different core),
 # OpenMP's threads, and numpy's own SIMD paths (without AVX-512 its float64 exp and log
 # round differently; without AVX2 its float32 exp does too).
-MACHINE_SETTINGS = ("OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS",
-                    "NPY_DISABLE_CPU_FEATURES", "PYTHONHASHSEED", "LC_ALL", "TZ")
+MACHINE_SETTINGS = (
+    "OPENBLAS_NUM_THREADS",
+    "OPENBLAS_CORETYPE",
+    "OMP_NUM_THREADS",
+    "NPY_DISABLE_CPU_FEATURES",
+    "PYTHONHASHSEED",
+    "LC_ALL",
+    "TZ",
+)
 NO_AVX512 = "X86_V4 AVX512_ICL AVX512_SPR"
 VARIANTS = {
     "one BLAS thread": {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
@@ -30,8 +37,10 @@ VARIANTS = {
     "Haswell BLAS kernels": {"OPENBLAS_CORETYPE": "Haswell"},
     "Nehalem BLAS kernels": {"OPENBLAS_CORETYPE": "Nehalem", "OPENBLAS_NUM_THREADS": "1"},
     "numpy without AVX-512": {"NPY_DISABLE_CPU_FEATURES": NO_AVX512},
-    "numpy without AVX2 or AVX-512": {"NPY_DISABLE_CPU_FEATURES": "X86_V3 " + NO_AVX512,
-                                      "OPENBLAS_CORETYPE": "Nehalem"},
+    "numpy without AVX2 or AVX-512": {
+        "NPY_DISABLE_CPU_FEATURES": "X86_V3 " + NO_AVX512,
+        "OPENBLAS_CORETYPE": "Nehalem",
+    },
     "C locale, a far time zone": {"LC_ALL": "C", "TZ": "Pacific/Kiritimati"},
 }
 
@@ -40,30 +49,40 @@ def build(course: Path, out: Path, **settings: str) -> Path:
     """Build `course` into `out` in a fresh process with only `settings` among MACHINE_SETTINGS."""
     env = {k: v for k, v in os.environ.items() if k not in MACHINE_SETTINGS}
     env.update(settings, PYTHONPATH=str(REPO))
-    done = subprocess.run([sys.executable, str(REPO / "build.py"), "--root", str(course), "build",
-                           "--out", str(out)], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "build.py"), "--root", str(course), "build", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, f"build with {settings} failed:\n{done.stdout}{done.stderr}"
     return out
 
 
 def site_files(site: Path) -> dict[str, bytes]:
     """Return {relative path: bytes} for every file under `site`."""
-    return {path.relative_to(site).as_posix(): path.read_bytes()
-            for path in sorted(site.rglob("*")) if path.is_file()}
+    return {path.relative_to(site).as_posix(): path.read_bytes() for path in sorted(site.rglob("*")) if path.is_file()}
 
 
 def assert_same_site(expected: Path, actual: Path, what: str) -> None:
     """Fail naming the first file (in path order) whose bytes differ, and where."""
     want, got = site_files(expected), site_files(actual)
-    assert sorted(want) == sorted(got), (f"{what}: files differ; only in the first build: "
-                                         f"{sorted(set(want) - set(got))}, only in the second: "
-                                         f"{sorted(set(got) - set(want))}")
+    assert sorted(want) == sorted(got), (
+        f"{what}: files differ; only in the first build: "
+        f"{sorted(set(want) - set(got))}, only in the second: "
+        f"{sorted(set(got) - set(want))}"
+    )
     for name in sorted(want):
         if want[name] != got[name]:
-            at = next((i for i, (a, b) in enumerate(zip(want[name], got[name])) if a != b),
-                      min(len(want[name]), len(got[name])))
-            pytest.fail(f"{what}: {name} differs first at byte {at}:\n"
-                        f"  {want[name][max(0, at - 80):at + 80]!r}\n  {got[name][max(0, at - 80):at + 80]!r}")
+            at = next(
+                (i for i, (a, b) in enumerate(zip(want[name], got[name])) if a != b),
+                min(len(want[name]), len(got[name])),
+            )
+            pytest.fail(
+                f"{what}: {name} differs first at byte {at}:\n"
+                f"  {want[name][max(0, at - 80) : at + 80]!r}\n  {got[name][max(0, at - 80) : at + 80]!r}"
+            )
     assert want, "the build wrote no files"
 
 

@@ -3,27 +3,57 @@
 Whatever the author writes, a build ends within a bound, with exit status 0, or 1 and every problem
 located at `path:line`; never a traceback, and a failed build leaves site/ as it was.
 """
+
 from __future__ import annotations
 
 import time
 
 import pytest
+from helpers import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
-
 BOUND = 20  # seconds: the mini course's limit is 2 s per call of author code
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-NAMES = st.sampled_from(["overflow.BF16_MAX", "overflow.BF16_MAX_LOG", "kda.TILE", "math.pi", "math.e", "math.inf",
-                         "math.nan", "overflw.BF16_MAX", "overflow._check", "sizes", "math", "__import__"])
-NUMBERS = st.one_of(st.integers(-10**6, 10**6), st.integers(), st.floats(allow_nan=False).map(repr),
-                    st.sampled_from(["1e308", "1e-320", "0", "0.0", "10**400", "2**10000", "'text'", "[1, 2]"]))
-CALLS = st.sampled_from(["overflow.largest_safe_tile({})", "overflow.analyse({}, 16)", "math.factorial({})",
-                         "math.sqrt({})", "math.log({})", "overflow.reciprocal_profile_bf16(-5, {})",
-                         "sizes.kda_state({}, 2, 2)"])
+NAMES = st.sampled_from(
+    [
+        "overflow.BF16_MAX",
+        "overflow.BF16_MAX_LOG",
+        "kda.TILE",
+        "math.pi",
+        "math.e",
+        "math.inf",
+        "math.nan",
+        "overflw.BF16_MAX",
+        "overflow._check",
+        "sizes",
+        "math",
+        "__import__",
+    ]
+)
+NUMBERS = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.integers(),
+    st.floats(allow_nan=False).map(repr),
+    st.sampled_from(["1e308", "1e-320", "0", "0.0", "10**400", "2**10000", "'text'", "[1, 2]"]),
+)
+CALLS = st.sampled_from(
+    [
+        "overflow.largest_safe_tile({})",
+        "overflow.analyse({}, 16)",
+        "math.factorial({})",
+        "math.sqrt({})",
+        "math.log({})",
+        "overflow.reciprocal_profile_bf16(-5, {})",
+        "sizes.kda_state({}, 2, 2)",
+    ]
+)
 
 
 def expressions():
@@ -36,33 +66,106 @@ def expressions():
             st.tuples(inner, operator, inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
             inner.map(lambda e: f"-{e}"),
             st.tuples(CALLS, st.one_of(st.integers(-20, 3000).map(str), inner)).map(lambda t: t[0].format(t[1])),
-            st.tuples(inner, st.sampled_from(["['fits']", "[0]", ".max()", ".item()", ".shape"])).map("".join))
+            st.tuples(inner, st.sampled_from(["['fits']", "[0]", ".max()", ".item()", ".shape"])).map("".join),
+        )
+
     return st.recursive(leaf, extend, max_leaves=8)
 
 
-ROLES = st.tuples(expressions(), st.sampled_from(["", " | .2f", " | sci:3", " | ,d", " | .2q", " | d nats",
-                                                  " | sci:0"]),
-                  st.sampled_from(["", " | = 1", " | = 88.72", " | = ∞", " | = abc"])).map("".join)
+ROLES = st.tuples(
+    expressions(),
+    st.sampled_from(["", " | .2f", " | sci:3", " | ,d", " | .2q", " | d nats", " | sci:0"]),
+    st.sampled_from(["", " | = 1", " | = 88.72", " | = ∞", " | = abc"]),
+).map("".join)
 
-VALUES = st.one_of(st.integers().map(str), st.floats().map(repr),
-                   st.sampled_from(["nan", "inf", "-inf", "1e309", "-0", "4.0", "0x10", "", "'", "16 16", "=", "é"]),
-                   st.sampled_from(["-5", "-2.5", "-10", "-1", "4", "8", "32", "64", "16", "128"]))  # valid ones too
-WORDS = st.one_of(st.tuples(st.sampled_from(["g_min", "tile", "T", "nope", "g_min", "tile"]), VALUES)
-                  .map(lambda t: f"{t[0]}={t[1]}"), st.sampled_from(["tile", "=5", "g_min==-5", '"tile=8"']))
-FENCES = st.tuples(st.sampled_from(["overflow-slider", "kda-chunkwise", "overflow-slidr", ""]),
-                   st.lists(WORDS, max_size=4)).map(lambda t: " ".join([t[0], *t[1]]))
+VALUES = st.one_of(
+    st.integers().map(str),
+    st.floats().map(repr),
+    st.sampled_from(["nan", "inf", "-inf", "1e309", "-0", "4.0", "0x10", "", "'", "16 16", "=", "é"]),
+    st.sampled_from(["-5", "-2.5", "-10", "-1", "4", "8", "32", "64", "16", "128"]),
+)  # valid ones too
+WORDS = st.one_of(
+    st.tuples(st.sampled_from(["g_min", "tile", "T", "nope", "g_min", "tile"]), VALUES).map(lambda t: f"{t[0]}={t[1]}"),
+    st.sampled_from(["tile", "=5", "g_min==-5", '"tile=8"']),
+)
+FENCES = st.tuples(
+    st.sampled_from(["overflow-slider", "kda-chunkwise", "overflow-slidr", ""]), st.lists(WORDS, max_size=4)
+).map(lambda t: " ".join([t[0], *t[1]]))
 
 
 # YAML values as an author might type them, and as they should never break the build
 YAML_VALUES = st.one_of(
-    st.text(max_size=12), st.integers().map(str), st.floats().map(repr), st.sampled_from(
-        ["true", "no", "~", "[]", "{}", "[1, [2, [3]]]", "{a: 1, a: 2}", "*ref", "&ref x", "[", "{", "|", ">-", "'",
-         '"', "- item", ": :", "!!python/object/apply:os.system [ls]", "!!binary aGk=", "\ufeff", "\ue000x\ue001",
-         "9" * 5000, "2026-13-45", "0x1F", ".nan", "-.inf", "@x", "`tick`", "%TAG"]))
-YAML_LINES = st.lists(st.tuples(st.sampled_from(
-    ["title", "summary", "kicker", "lede", "draft", "number", "template", "titel", "units", "pyodide", "theme",
-     "limits", "python", "csp", "callouts", "extensions", "base_url", "language", "- slug", "  part", "", "a b",
-     "  - x", "? complex"]), YAML_VALUES).map(lambda kv: f"{kv[0]}: {kv[1]}"), max_size=5)
+    st.text(max_size=12),
+    st.integers().map(str),
+    st.floats().map(repr),
+    st.sampled_from(
+        [
+            "true",
+            "no",
+            "~",
+            "[]",
+            "{}",
+            "[1, [2, [3]]]",
+            "{a: 1, a: 2}",
+            "*ref",
+            "&ref x",
+            "[",
+            "{",
+            "|",
+            ">-",
+            "'",
+            '"',
+            "- item",
+            ": :",
+            "!!python/object/apply:os.system [ls]",
+            "!!binary aGk=",
+            "\ufeff",
+            "\ue000x\ue001",
+            "9" * 5000,
+            "2026-13-45",
+            "0x1F",
+            ".nan",
+            "-.inf",
+            "@x",
+            "`tick`",
+            "%TAG",
+        ]
+    ),
+)
+YAML_LINES = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "title",
+                "summary",
+                "kicker",
+                "lede",
+                "draft",
+                "number",
+                "template",
+                "titel",
+                "units",
+                "pyodide",
+                "theme",
+                "limits",
+                "python",
+                "csp",
+                "callouts",
+                "extensions",
+                "base_url",
+                "language",
+                "- slug",
+                "  part",
+                "",
+                "a b",
+                "  - x",
+                "? complex",
+            ]
+        ),
+        YAML_VALUES,
+    ).map(lambda kv: f"{kv[0]}: {kv[1]}"),
+    max_size=5,
+)
 
 
 def build_with(course: tuple, capsys, text: str, file: str = "lessons/02-second.md", whole: bool = False) -> None:

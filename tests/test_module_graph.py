@@ -6,16 +6,16 @@ Each page's scripts are followed through their static imports and their import()
 relative import (which cannot reach a hashed name) fails here. The browser tests load the same pages
 and fail on any console error, which is where a refused import map or a CSP violation shows.
 """
+
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-from coursegen.theme import files as theme
 from coursegen.pipeline import build_site
+from coursegen.theme import files as theme
 
 STATIC = re.compile(r"""^\s*(?:import|export)\s+(?:[^"';]*?\s+from\s+)?["']([^"']+)["']""", re.M)
 DYNAMIC = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
@@ -24,8 +24,10 @@ MODULE_SCRIPT = re.compile(r'<script type="module" src="([^"]+)"')
 VIEW = re.compile(r'data-view="([^"]+)"')
 ASSETS = theme.packaged_theme() / theme.ASSETS
 THEME_JS = sorted(ASSETS.rglob("*.js"))
-BUILT_HTML = re.compile(r"\.innerHTML\b|\.outerHTML\s*=|insertAdjacentHTML|document\.write"
-                        r"|createElement(?:NS)?\(")
+BUILT_HTML = re.compile(
+    r"\.innerHTML\b|\.outerHTML\s*=|insertAdjacentHTML|document\.write"
+    r"|createElement(?:NS)?\("
+)
 
 
 def specifiers(js: str) -> list[str]:
@@ -36,6 +38,7 @@ def specifiers(js: str) -> list[str]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     from helpers import REPO, copy_course
+
     return build_site(copy_course(REPO, tmp_path_factory.mktemp("graph") / "course")).outputs
 
 
@@ -91,6 +94,7 @@ def test_the_theme_s_scripts_import_only_names_of_the_graph(file):
 
 def test_scripts_build_dom_only_through_dom_js():
     from helpers import REPO
+
     scripts = [file for file in THEME_JS if "vendor" not in file.parts and file.name != "dom.js"]
     scripts += sorted((REPO / "widgets").glob("*/view.js")) + [REPO / "coursegen" / "serve" / "livereload.js"]
     for file in scripts:
@@ -110,6 +114,7 @@ def test_the_worker_explains_a_failed_runtime_by_the_files_the_build_copies():
     # The Pyodide worker runs without the import map (workers get none), so it names the runtime's
     # files itself; they must be the ones widget_site copies for a self-hosted site (its loader aside).
     from coursegen.features.widgets.site import RUNTIME_FILES
+
     worker = (ASSETS / "pyodide-worker.js").read_text(encoding="utf-8")
     listed = re.search(r"const files = \[([^\]]*)\];", worker).group(1)
     assert sorted(re.findall(r'"([^"]+)"', listed)) == sorted(set(RUNTIME_FILES) - {"pyodide.mjs"})

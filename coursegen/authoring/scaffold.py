@@ -5,6 +5,7 @@ survive. A unit already listed under the new slug (say an `upcoming` one) is tur
 written unit in place; otherwise the unit is appended. The skeletons live in
 coursegen/skeletons/ and build cleanly as they are.
 """
+
 from __future__ import annotations
 
 import io
@@ -17,13 +18,15 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from coursegen.stages.config import CONFIG_NAME, SLUG, load_config
 from coursegen.errors import ContentError, Problem, Problems
 from coursegen.paths import check_course_files
+from coursegen.stages.config import CONFIG_NAME, SLUG, load_config
 from coursegen.stages.load import NUMBER_PREFIX, SOURCE_DIRS, slug_of
 
 SKELETONS = Path(__file__).with_name("skeletons")
 FOLDERS = {kind: folder for folder, kind in SOURCE_DIRS.items()}  # "lesson" → "lessons"
+
+
 @dataclass(frozen=True)
 class NewUnit:
     """What `new` made: the source file (relative to the root) and the unit's number."""
@@ -107,20 +110,32 @@ def _source_of(root: Path, slug: str) -> str:
 
 def _number_width(root: Path) -> int:
     """Return how many digits the existing sources' number prefixes use (2 when there are none)."""
-    widths = [len(m.group(0)) - 1 for folder in SOURCE_DIRS for file in (root / folder).glob("*.md")
-              if (m := NUMBER_PREFIX.match(file.name))]
+    widths = [
+        len(m.group(0)) - 1
+        for folder in SOURCE_DIRS
+        for file in (root / folder).glob("*.md")
+        if (m := NUMBER_PREFIX.match(file.name))
+    ]
     return max(widths, default=2)
 
 
 def render_skeleton(kind: str, title: str, slug: str, config, number: int) -> str:
     """Return the skeleton source for a new unit, filled in (the same in every course)."""
-    values = {"title": title, "title_yaml": json.dumps(title, ensure_ascii=False), "slug": slug,
-              "package": config.python.package}
+    values = {
+        "title": title,
+        "title_yaml": json.dumps(title, ensure_ascii=False),
+        "slug": slug,
+        "package": config.python.package,
+    }
     if kind == "review":
         lesson = _previous_lesson(config.units, before=number)
         if lesson is None:
-            fail(CONFIG_NAME, 1, "a review needs a lesson before it to draw its questions from",
-                 "add a lesson first, or list the review after one")
+            fail(
+                CONFIG_NAME,
+                1,
+                "a review needs a lesson before it to draw its questions from",
+                "add a lesson first, or list the review after one",
+            )
         values.update(lesson=lesson[0], lesson_title=lesson[1], lesson_title_yaml=json.dumps(lesson[1]))
     return string.Template((SKELETONS / f"{kind}.md").read_text(encoding="utf-8")).substitute(values)
 

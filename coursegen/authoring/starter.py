@@ -4,6 +4,7 @@ The starter lives in coursegen/skeletons/course/: course.yaml, one lesson, one r
 backed by a module of the course's own Python package, a .gitignore and a GitHub Pages workflow
 that installs this very version of coursegen. Nothing existing is ever overwritten.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,8 @@ import string
 from pathlib import Path
 
 from coursegen import __version__
-from coursegen.stages.config import CONFIG_NAME
 from coursegen.errors import ContentError, Problem
+from coursegen.stages.config import CONFIG_NAME
 
 STARTER = Path(__file__).with_name("skeletons") / "course"
 RENAMED = {"gitignore": ".gitignore", "pages.yml": ".github/workflows/pages.yml"}  # dot files: kept out of package data
@@ -36,13 +37,30 @@ def init_course(folder: Path, title: str = "") -> list[str]:
     title = title.strip() or title_from(folder.resolve())
     files = starter_files()
     if (folder / CONFIG_NAME).exists():
-        raise ContentError([Problem(str(folder / CONFIG_NAME), 1, 0, "a course already exists here",
-                                    "run init in an empty folder, or give a new folder: coursegen init my-course")])
+        raise ContentError(
+            [
+                Problem(
+                    str(folder / CONFIG_NAME),
+                    1,
+                    0,
+                    "a course already exists here",
+                    "run init in an empty folder, or give a new folder: coursegen init my-course",
+                )
+            ]
+        )
     taken = [path for path in files if (folder / path).exists()]
     if taken:
-        raise ContentError([Problem(str(folder / taken[0]), 1, 0,
-                                    f"init would overwrite {len(taken)} existing file(s): " + ", ".join(taken),
-                                    "run init in an empty folder")])
+        raise ContentError(
+            [
+                Problem(
+                    str(folder / taken[0]),
+                    1,
+                    0,
+                    f"init would overwrite {len(taken)} existing file(s): " + ", ".join(taken),
+                    "run init in an empty folder",
+                )
+            ]
+        )
     values = {"title": title, "title_yaml": json.dumps(title, ensure_ascii=False), "version": __version__}
     for path, source in files.items():
         target = folder / path

@@ -4,6 +4,7 @@ The anchors plugin keeps ids unique by renaming a repeated one (`details`, then 
 silently. A link or a question's `revisit` written for the second heading would then land on
 the first, so a repeat is reported as a warning (an error under `--strict`) at its line.
 """
+
 from __future__ import annotations
 
 from coursegen.stages.parse import heading_slug
@@ -28,7 +29,10 @@ def check_duplicate_anchors(state) -> None:
         natural = heading_slug(title)
         if natural in first_line and token.attrGet("id") != natural:
             state.env["problems"].warning(
-                state.env["path"], line,
-                f"heading '{title.strip()}' repeats the anchor '#{natural}' of the heading at line {first_line[natural]}",
-                f"links reach only the first; this one becomes '#{token.attrGet('id')}'. Reword one of the headings")
+                state.env["path"],
+                line,
+                f"heading '{title.strip()}' repeats the anchor '#{natural}' "
+                f"of the heading at line {first_line[natural]}",
+                f"links reach only the first; this one becomes '#{token.attrGet('id')}'. Reword one of the headings",
+            )
         first_line.setdefault(natural, line)

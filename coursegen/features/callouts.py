@@ -3,6 +3,7 @@
 A diagram is a fenced `text` block; its exact spacing is kept and it scrolls sideways on
 narrow screens. Give it `{caption: …, alt: …}` to make it an accessible figure.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,14 +39,17 @@ class ExtraCallouts(Extension):
 
 def _callout(default_title: str):
     """Return the renderer of one callout kind: an <aside> titled by the text after its name, or by default."""
+
     def render(self, tokens, idx, options, env):
         token = tokens[idx]
         if token.nesting == -1:
             return "</aside>\n"
         name, title = split_info(token.info)
         heading = escapeHtml(title or default_title)
-        return (f'<aside class="callout callout-{name}" aria-label="{heading}">\n'
-                f'<p class="callout-title">{heading}</p>\n')
+        return (
+            f'<aside class="callout callout-{name}" aria-label="{heading}">\n<p class="callout-title">{heading}</p>\n'
+        )
+
     return render
 
 

@@ -10,6 +10,7 @@ compile WebAssembly ('wasm-unsafe-eval' allows that and no eval of JavaScript), 
 Pyodide comes from the CDN need the one folder of its pinned version. Workers run our own files or
 blobs made from them.
 """
+
 from __future__ import annotations
 
 import base64
@@ -36,8 +37,7 @@ def origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def directives(config, root: Path, extra: dict | None = None,
-               inline: tuple[str, ...] = ()) -> dict[str, list[str]]:
+def directives(config, root: Path, extra: dict | None = None, inline: tuple[str, ...] = ()) -> dict[str, list[str]]:
     """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme,
     the texts of the other `inline` scripts the pages carry (the import map) and `extra` sources per
     directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
@@ -72,11 +72,16 @@ def policy(config, root: Path, extra: dict | None = None, inline: tuple[str, ...
 # ---- what the policy would block: resources the pages' own HTML references -------------------
 
 RESOURCE_ATTRS = {  # tag → (attribute, directive) pairs it loads from
-    "img": (("src", "img-src"), ("srcset", "img-src")), "picture": (),
-    "video": (("src", "media-src"), ("poster", "img-src")), "audio": (("src", "media-src"),),
-    "source": (("src", "media-src"), ("srcset", "img-src")), "track": (("src", "media-src"),),
-    "iframe": (("src", "frame-src"),), "script": (("src", "script-src"),),
-    "embed": (("src", "object-src"),), "object": (("data", "object-src"),),
+    "img": (("src", "img-src"), ("srcset", "img-src")),
+    "picture": (),
+    "video": (("src", "media-src"), ("poster", "img-src")),
+    "audio": (("src", "media-src"),),
+    "source": (("src", "media-src"), ("srcset", "img-src")),
+    "track": (("src", "media-src"),),
+    "iframe": (("src", "frame-src"),),
+    "script": (("src", "script-src"),),
+    "embed": (("src", "object-src"),),
+    "object": (("data", "object-src"),),
 }
 FALLBACK = {"frame-src": "child-src"}  # then default-src, for every fetch directive
 
@@ -96,7 +101,11 @@ class _Resources(HTMLParser):
             pairs = (("href", "style-src" if "stylesheet" in rel else "img-src" if "icon" in rel else "default-src"),)
         for attribute, directive in pairs:
             value = values.get(attribute) or ""
-            urls = [part.strip().split()[0] for part in value.split(",") if part.strip()] if attribute == "srcset" else [value]
+            urls = (
+                [part.strip().split()[0] for part in value.split(",") if part.strip()]
+                if attribute == "srcset"
+                else [value]
+            )
             self.found += [(url.strip(), directive) for url in urls if url.strip()]
 
 
@@ -104,8 +113,11 @@ class _Resources(HTMLParser):
 # a protocol-relative one (//host) or an entity-encoded one; a srcset or a <link> may hide one past
 # its start, and <object>/<embed> are refused wherever they point (object-src 'none'). Pages with none
 # of these (nearly all) skip the HTML parser, which took a third of a build otherwise.
-MAYBE_BLOCKED = re.compile(r"""\b(?:src|poster|data)\s*=\s*["']?\s*(?:[A-Za-z][A-Za-z0-9+.-]*:|//|&)"""
-                           r"|srcset|<link|<object|<embed", re.I)
+MAYBE_BLOCKED = re.compile(
+    r"""\b(?:src|poster|data)\s*=\s*["']?\s*(?:[A-Za-z][A-Za-z0-9+.-]*:|//|&)"""
+    r"|srcset|<link|<object|<embed",
+    re.I,
+)
 
 
 def resources(page_html: str) -> list[tuple[str, str]]:
@@ -171,6 +183,10 @@ def check_pages(course, root: Path, extra: dict, problems) -> None:
         source = unit.page.source
         for url, directive in blocked(found_resources, found, self_origin):
             line = next((n for n, row in enumerate(source.text.splitlines(), 1) if url in row), 1)
-            problems.warning(source.path, line, f"the browser will block {url}: the page's {directive} does not allow it",
-                             f"allow its origin in course.yaml, e.g. csp: {{{directive}: [{origin(url)}]}}, "
-                             "or copy the file into the course")
+            problems.warning(
+                source.path,
+                line,
+                f"the browser will block {url}: the page's {directive} does not allow it",
+                f"allow its origin in course.yaml, e.g. csp: {{{directive}: [{origin(url)}]}}, "
+                "or copy the file into the course",
+            )

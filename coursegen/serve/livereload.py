@@ -9,6 +9,7 @@ build. It builds the overlay with the theme's DOM helper, served beside it as DO
 packaged theme's assets/dom.js), since the problems page has no import map. Nothing of this
 exists outside `serve`.
 """
+
 from __future__ import annotations
 
 import html
@@ -58,8 +59,10 @@ class Channel:
 
 def inject(html: bytes, serial: int) -> bytes:
     """Return the page with the live-reload script tag added before `</body>`."""
-    tag = (f'<script type="module" src="{SCRIPT_PATH}" data-coursegen-build="{serial}" '
-           f'data-coursegen-events="{EVENTS_PATH}"></script>\n').encode()
+    tag = (
+        f'<script type="module" src="{SCRIPT_PATH}" data-coursegen-build="{serial}" '
+        f'data-coursegen-events="{EVENTS_PATH}"></script>\n'
+    ).encode()
     at = html.rfind(b"</body>")
     return html[:at] + tag + html[at:] if at >= 0 else html + tag
 
@@ -89,5 +92,7 @@ def event_for_problems(problems) -> dict:
 def problems_page(problems: list[str]) -> bytes:
     """Return a bare page listing build problems, for when no good build exists to show yet."""
     items = "\n".join(html.escape(p) for p in problems)
-    return ("<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>Build failed</title></head>\n"
-            f"<body>\n<h1>The build failed</h1>\n<pre>{items}</pre>\n</body>\n</html>\n").encode()
+    return (
+        '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Build failed</title></head>\n'
+        f"<body>\n<h1>The build failed</h1>\n<pre>{items}</pre>\n</body>\n</html>\n"
+    ).encode()

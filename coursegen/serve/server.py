@@ -5,6 +5,7 @@ development loop: an incremental build per batch of changes, only changed files 
 site/, and build events streamed to the pages (see livereload.py). A failed build leaves
 site/ as it was, prints its problems and shows them over the page; the next good save recovers.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,14 +19,13 @@ import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
-from coursegen.serve import livereload
-from coursegen.features.search import extension as search
-from coursegen.errors import ContentError
 from coursegen.cache import command_cache
+from coursegen.errors import ContentError
+from coursegen.features.search import extension as search
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.serve import livereload
 from coursegen.serve.watch import watch_changes
 from coursegen.stages.write import update_site, write_site
-
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -43,8 +43,13 @@ def is_local_host(host: str, port: int) -> bool:
         given = parts.port
     except ValueError:  # a port that is no number
         return False
-    return (parts.netloc == host.strip() and "@" not in host and not parts.path
-            and parts.hostname in LOCAL_HOSTS and given in (None, port))
+    return (
+        parts.netloc == host.strip()
+        and "@" not in host
+        and not parts.path
+        and parts.hostname in LOCAL_HOSTS
+        and given in (None, port)
+    )
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -54,9 +59,14 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     that cannot name a file (a NUL byte, a path of many kilobytes) before touching the disk.
     """
 
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
-                      ".json": "application/json", ".whl": "application/zip"}
+    extensions_map = {  # noqa: RUF012 - the base class's own attribute, replaced whole
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".wasm": "application/wasm",
+        ".json": "application/json",
+        ".whl": "application/zip",
+    }
 
     def parse_request(self) -> bool:
         """Read the request line and headers; answer 421, 414 or 400 to what this server will not serve."""
@@ -64,7 +74,9 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
             return False
         host = self.headers.get("Host")
         if host is not None and not is_local_host(host, int(self.server.server_address[1])):  # type: ignore[index]
-            self.send_error(421, "Misdirected Request", "this development server answers only to 127.0.0.1 and localhost")
+            self.send_error(
+                421, "Misdirected Request", "this development server answers only to 127.0.0.1 and localhost"
+            )
         elif len(self.path) > MAX_PATH:
             self.send_error(414)
         elif "\0" in urllib.parse.unquote(self.path):
@@ -93,7 +105,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         """Return an HTML page as it is sent (unchanged here; the live handler adds its script)."""
         return html
 
-    def log_message(self, format, *args):  # noqa: A002 - signature from the base class
+    def log_message(self, format, *args):
         pass
 
 
@@ -120,8 +132,9 @@ class LiveHandler(QuietHandler):
         """While no good build exists, answer a missing page with the problems (and the script)."""
         event = self.channel.event
         if code == 404 and event and event["type"] == "error" and not (Path(self.directory) / "404.html").is_file():
-            return self.send_body(503, self.finish_html(livereload.problems_page(event["problems"])),
-                                  "text/html; charset=utf-8")
+            return self.send_body(
+                503, self.finish_html(livereload.problems_page(event["problems"])), "text/html; charset=utf-8"
+            )
         return super().send_error(code, message, explain)
 
     def finish_html(self, html: bytes) -> bytes:
@@ -138,6 +151,7 @@ class LiveHandler(QuietHandler):
         def write(data: bytes) -> None:
             self.wfile.write(data)
             self.wfile.flush()
+
         try:
             livereload.stream_events(write, self.channel)
         except (BrokenPipeError, ConnectionResetError):
@@ -168,7 +182,9 @@ class LiveServer:
         self.server = make_server(self.site, port, handler)
         self.threads: list[threading.Thread] = []
         self.building = threading.Lock()  # rebuilds come from the watcher and from the search index
-        search.index_beside_rebuilds(root, self._index_ready, self.building)  # an edited page shows before its index is made
+        search.index_beside_rebuilds(
+            root, self._index_ready, self.building
+        )  # an edited page shows before its index is made
 
     @property
     def url(self) -> str:
@@ -197,8 +213,10 @@ class LiveServer:
             event = livereload.event_for_build(written, time.perf_counter() - started)
             for warning in result.warnings:
                 self.log(warning.format())
-            self.log(f"rebuilt in {event['ms']} ms: {len(written)} file(s) changed"
-                     + (f" after editing {', '.join(changed)}" if changed else ""))
+            self.log(
+                f"rebuilt in {event['ms']} ms: {len(written)} file(s) changed"
+                + (f" after editing {', '.join(changed)}" if changed else "")
+            )
         self.channel.publish(event)
         return event
 
@@ -218,7 +236,7 @@ class LiveServer:
         self.outputs = outputs
         return written
 
-    def start(self, watch: bool = True) -> "LiveServer":
+    def start(self, watch: bool = True) -> LiveServer:
         """Build once, then serve (and watch) in background threads; return self."""
         self.rebuild()
         self._thread(self.server.serve_forever)

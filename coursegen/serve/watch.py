@@ -4,6 +4,7 @@ Folders are watched recursively; one made while serving (a course's first `templ
 watch on the next pass. course.yaml is checked on every pass instead, because editors that save
 by writing a new file and renaming it would silently end a watch on the file itself.
 """
+
 from __future__ import annotations
 
 import threading
@@ -43,8 +44,14 @@ def watch_changes(root: Path, stop: threading.Event, ready: threading.Event | No
     config, stamp = root / CONFIG_NAME, _stamp(root / CONFIG_NAME)
     folders = watched_folders(root)
     while not stop.is_set():
-        for changes in watchfiles.watch(*folders, stop_event=stop, step=STEP_MS,
-                                        rust_timeout=TIMEOUT_MS, yield_on_timeout=True, raise_interrupt=False):
+        for changes in watchfiles.watch(
+            *folders,
+            stop_event=stop,
+            step=STEP_MS,
+            rust_timeout=TIMEOUT_MS,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        ):
             if ready is not None:
                 ready.set()
             paths = {_relative(root, path) for _, path in changes}

@@ -1,4 +1,5 @@
 """Static assets: content-hashed names so browsers may cache them forever."""
+
 from __future__ import annotations
 
 import hashlib
@@ -67,8 +68,7 @@ def import_map(names, url) -> str:
     """Return the pages' import map: each of the JavaScript asset `names` as "coursegen/<name>", mapped to
     its hashed URL (`url(name)`) relative to the site root. The page inlines this text and the
     Content-Security-Policy allows it by the hash of these exact characters."""
-    imports = {MODULE_PREFIX + name: "./" + quote(url(name))
-               for name in sorted(names) if name.endswith(".js")}
+    imports = {MODULE_PREFIX + name: "./" + quote(url(name)) for name in sorted(names) if name.endswith(".js")}
     # Inside <script> only "</script" could end the block early: "<" is written as a JSON escape.
     return json.dumps({"imports": imports}, indent=1).replace("<", "\\u003c")
 
@@ -78,7 +78,9 @@ def load_theme_assets(root: Path) -> Assets:
     templates/assets/ replacing them file by file (a fresh copy)."""
     named = theme.asset_files(root)
     stamps = tuple((name, *stamp) for name, stamp in zip(named, file_stamps(named.values())))
-    loaded = memoized("theme assets", stamps, lambda: _theme_assets(stamps))  # read and hashed again when a file changed
+    loaded = memoized(
+        "theme assets", stamps, lambda: _theme_assets(stamps)
+    )  # read and hashed again when a file changed
     copy = Assets()
     copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
     return copy
@@ -99,9 +101,12 @@ def _theme_assets(stamps: tuple) -> Assets:
 
 def pygments_css() -> str:
     """Return code-highlighting colours for the light theme and, scoped, the dark one (memoized)."""
+
     def make() -> str:
         from pygments.formatters import HtmlFormatter  # on first use, like the highlighter (see parse.py)
+
         light = HtmlFormatter(style="default").get_style_defs(".highlight")
         dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .highlight")
         return f"{light}\n{dark}\n"
+
     return memoized("pygments css", None, make)

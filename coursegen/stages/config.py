@@ -1,4 +1,5 @@
 """course.yaml: the one configuration file, validated into frozen dataclasses."""
+
 from __future__ import annotations
 
 import keyword
@@ -17,8 +18,10 @@ UNIT_KINDS = ("lesson", "review")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # base_url reaches the Content-Security-Policy (where ';', ',' and spaces separate its parts) and
 # <base href>: only a host, an optional port and a path of plain URL characters get through.
-BASE_URL = re.compile(r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
-                      r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$")
+BASE_URL = re.compile(
+    r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
+    r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$"
+)
 
 
 @dataclass(frozen=True)
@@ -69,27 +72,54 @@ class CourseConfig:
     csp: tuple[tuple[str, tuple[str, ...]], ...] = ()  # extra allowed sources: (directive, sources)
 
 
-CSP_DIRECTIVES = ("default-src", "script-src", "style-src", "img-src", "font-src", "connect-src", "media-src",
-                  "frame-src", "worker-src", "manifest-src")
+CSP_DIRECTIVES = (
+    "default-src",
+    "script-src",
+    "style-src",
+    "img-src",
+    "font-src",
+    "connect-src",
+    "media-src",
+    "frame-src",
+    "worker-src",
+    "manifest-src",
+)
 CSP_SOURCE = re.compile(r"^(?:https?://[A-Za-z0-9.*-]+(?::\d+)?(?:/[^\s;,']*)?|https?:|data:|blob:|'self')$")
 PYTHON = Schema("python", {"package": str})
 PYODIDE = Schema("pyodide", {"source": str, "version": str, "path": str, "integrity": str})
-THEME = Schema("theme", {"accent": str, "accent_dark": str, "extra_css": list, "extra_js": list, "logo": str,
-                         "favicon": str})
-CSP = Schema("csp", {directive: (str, list) for directive in CSP_DIRECTIVES},
-             noun="CSP directive", located=False)
-TOP = Schema(CONFIG_NAME, {"title": str, "description": str, "base_url": str, "language": str,
-                           "units": list, "pyodide": PYODIDE, "theme": THEME, "python": PYTHON,
-                           "extensions": list, "callouts": (list, dict), "csp": CSP, "limits": dict},
-             required={"title": "title: My course"})
-UNIT = Schema("a unit", {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool,
-                         "topics": list},
-              required={"slug": "slug: first-steps"})
+THEME = Schema(
+    "theme", {"accent": str, "accent_dark": str, "extra_css": list, "extra_js": list, "logo": str, "favicon": str}
+)
+CSP = Schema("csp", {directive: (str, list) for directive in CSP_DIRECTIVES}, noun="CSP directive", located=False)
+TOP = Schema(
+    CONFIG_NAME,
+    {
+        "title": str,
+        "description": str,
+        "base_url": str,
+        "language": str,
+        "units": list,
+        "pyodide": PYODIDE,
+        "theme": THEME,
+        "python": PYTHON,
+        "extensions": list,
+        "callouts": (list, dict),
+        "csp": CSP,
+        "limits": dict,
+    },
+    required={"title": "title: My course"},
+)
+UNIT = Schema(
+    "a unit",
+    {"slug": str, "part": str, "title": str, "kind": str, "upcoming": bool, "topics": list},
+    required={"slug": "slug: first-steps"},
+)
 HEX_COLOUR = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
 
 
-def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
-                 require_units: bool = True) -> CourseConfig | None:
+def parse_config(
+    text: str, problems: Problems, path: str = CONFIG_NAME, require_units: bool = True
+) -> CourseConfig | None:
     """Return the validated configuration, or None when it is too broken to use.
 
     `require_units=False` accepts a course with no units yet (for `new`, which adds the first)."""
@@ -107,48 +137,74 @@ def parse_config(text: str, problems: Problems, path: str = CONFIG_NAME,
         problems.error(path, 1, "course.yaml lists no units", "add a 'units:' list of lesson and review slugs")
     base_url = top.get("base_url", "")
     if base_url and not re.match(r"^https?://", base_url):
-        problems.error(path, data.line_of("base_url"), f"base_url must start with http:// or https://, found {base_url!r}")
+        problems.error(
+            path, data.line_of("base_url"), f"base_url must start with http:// or https://, found {base_url!r}"
+        )
     elif base_url and not BASE_URL.match(base_url):
-        problems.error(path, data.line_of("base_url"), f"base_url {base_url!r} is not a plain http(s) address",
-                       "write a host and an optional path, such as https://example.org/course/; "
-                       "no spaces, quotes, ';', ',', '?' or '#'")
+        problems.error(
+            path,
+            data.line_of("base_url"),
+            f"base_url {base_url!r} is not a plain http(s) address",
+            "write a host and an optional path, such as https://example.org/course/; "
+            "no spaces, quotes, ';', ',', '?' or '#'",
+        )
     pyodide = top.get("pyodide", LineDict())
     if pyodide.get("source", "cdn") not in ("cdn", "local"):
-        problems.error(path, pyodide.line_of("source"),
-                       f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}")
+        problems.error(
+            path, pyodide.line_of("source"), f"pyodide source must be 'cdn' or 'local', found {pyodide['source']!r}"
+        )
     if climbs_out(pyodide.get("path", "")):  # by name only: node_modules may well be a link elsewhere
-        problems.error(path, pyodide.line_of("path"), f"pyodide path {pyodide['path']!r} is outside the course",
-                       "name a folder inside the course, such as node_modules/pyodide")
+        problems.error(
+            path,
+            pyodide.line_of("path"),
+            f"pyodide path {pyodide['path']!r} is outside the course",
+            "name a folder inside the course, such as node_modules/pyodide",
+        )
     theme = top.get("theme", LineDict())
     for key in ("accent", "accent_dark"):
         if key in theme and not HEX_COLOUR.match(theme[key]):
-            problems.error(path, theme.line_of(key), f"theme {key} must be a colour such as '#1f5fbf', "
-                                                     f"found {theme.pop(key)!r}")
+            problems.error(
+                path, theme.line_of(key), f"theme {key} must be a colour such as '#1f5fbf', found {theme.pop(key)!r}"
+            )
     for key in ("extra_css", "extra_js"):
         if key in theme and not all(isinstance(item, str) and item for item in theme[key]):
             problems.error(path, theme.line_of(key), f"theme {key} must list file paths, found {theme.pop(key)!r}")
     python = top.get("python", LineDict())
     package = python.get("package", PythonConfig.package)
     if not package.isidentifier() or keyword.iskeyword(package):
-        problems.error(path, python.line_of("package"),
-                       f"python package must be a Python name such as 'kernels', found {package!r}",
-                       "it is the name of a folder in the course, imported as `import <name>`")
+        problems.error(
+            path,
+            python.line_of("package"),
+            f"python package must be a Python name such as 'kernels', found {package!r}",
+            "it is the name of a folder in the course, imported as `import <name>`",
+        )
         python.pop("package")
-    return CourseConfig(title=top.get("title", ""), description=top.get("description", ""),
-                        base_url=base_url.rstrip("/") + "/" if base_url else "",
-                        language=top.get("language", "en"), units=units,
-                        pyodide=PyodideConfig(**pyodide), theme=dict(theme), python=PythonConfig(**python),
-                        limits=parse_limits(top.get("limits", LineDict()), path, problems),
-                        extensions=_extensions(top, data, path, problems),
-                        callouts=_callouts(top, data, path, problems), csp=_csp_sources(top, path, problems))
+    return CourseConfig(
+        title=top.get("title", ""),
+        description=top.get("description", ""),
+        base_url=base_url.rstrip("/") + "/" if base_url else "",
+        language=top.get("language", "en"),
+        units=units,
+        pyodide=PyodideConfig(**pyodide),
+        theme=dict(theme),
+        python=PythonConfig(**python),
+        limits=parse_limits(top.get("limits", LineDict()), path, problems),
+        extensions=_extensions(top, data, path, problems),
+        callouts=_callouts(top, data, path, problems),
+        csp=_csp_sources(top, path, problems),
+    )
 
 
 def _extensions(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[str, ...]:
     """Return `extensions:` (module names or .py files), reporting entries of the wrong kind."""
     entries = top.get("extensions", [])
     if not all(isinstance(e, str) and e.strip() for e in entries):
-        problems.error(path, data.line_of("extensions"), f"'extensions' must list module names or .py files, found {entries!r}",
-                       "for example: extensions: [extensions/glossary.py]")
+        problems.error(
+            path,
+            data.line_of("extensions"),
+            f"'extensions' must list module names or .py files, found {entries!r}",
+            "for example: extensions: [extensions/glossary.py]",
+        )
         return ()
     return tuple(entries)
 
@@ -160,8 +216,11 @@ def _callouts(top: dict, data: LineDict, path: str, problems: Problems) -> tuple
     good = []
     for name, title in pairs:
         if not isinstance(name, str) or not SLUG.match(name) or not isinstance(title, (str, type(None))):
-            problems.error(path, data.line_of("callouts"), f"callout {name!r} must be a lowercase name such as "
-                                                          "'warning' (with an optional title)")
+            problems.error(
+                path,
+                data.line_of("callouts"),
+                f"callout {name!r} must be a lowercase name such as 'warning' (with an optional title)",
+            )
             continue
         good.append((name, title or name.replace("-", " ").capitalize()))
     return tuple(good)
@@ -175,8 +234,12 @@ def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, t
         sources = [sources] if isinstance(sources, str) else sources
         bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)]
         if bad:
-            problems.error(path, data.line_of(directive), f"CSP {directive} source {bad[0]!r} is not an allowed source",
-                           "give origins or folders such as https://example.org or https://example.org/media/")
+            problems.error(
+                path,
+                data.line_of(directive),
+                f"CSP {directive} source {bad[0]!r} is not an allowed source",
+                "give origins or folders such as https://example.org or https://example.org/media/",
+            )
             continue
         good.append((directive, tuple(sources)))
     return tuple(good)
@@ -216,10 +279,11 @@ def load_config(root: Path, problems: Problems, read=None, require_units: bool =
     """Read and validate course.yaml under `root` (`read` as `read_text`, e.g. a caching reader)."""
     file = root / CONFIG_NAME
     if not file.is_file():
-        problems.error(CONFIG_NAME, 1, "no course.yaml found", f"create one in {root}, or start a course with: coursegen init")
+        problems.error(
+            CONFIG_NAME, 1, "no course.yaml found", f"create one in {root}, or start a course with: coursegen init"
+        )
         return None
-    return parse_config((read or read_text)(file, CONFIG_NAME, problems) or "", problems,
-                        require_units=require_units)
+    return parse_config((read or read_text)(file, CONFIG_NAME, problems) or "", problems, require_units=require_units)
 
 
 def config_line(root: Path, key: str, indented: bool = False) -> int:
@@ -229,8 +293,9 @@ def config_line(root: Path, key: str, indented: bool = False) -> int:
         lines = (root / CONFIG_NAME).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return 1
-    return next((number for number, row in enumerate(lines, 1)
-                 if (row.lstrip() if indented else row).startswith(key)), 1)
+    return next(
+        (number for number, row in enumerate(lines, 1) if (row.lstrip() if indented else row).startswith(key)), 1
+    )
 
 
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:
@@ -244,6 +309,10 @@ def read_text(file: Path, shown: str, problems: Problems) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        problems.error(shown, line, f"file is not UTF-8 (byte 0x{data[err.start]:02x} "
-                                    f"at offset {err.start})", "save the file as UTF-8")
+        problems.error(
+            shown,
+            line,
+            f"file is not UTF-8 (byte 0x{data[err.start]:02x} at offset {err.start})",
+            "save the file as UTF-8",
+        )
         return None

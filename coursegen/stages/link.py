@@ -3,17 +3,19 @@
 `link_pages` links the whole course, or, in `serve` when only some pages were parsed again and
 nothing else moved, replaces their units in the last build's course (`relinked`).
 """
+
 from __future__ import annotations
 
-from coursegen.stages.config import CONFIG_NAME, CourseConfig
 from coursegen.errors import Problems, did_you_mean
 from coursegen.memo import Changes, Memo, memoized
-from coursegen.stages.parse import element_ids
 from coursegen.model import Course, Page, Unit
+from coursegen.stages.config import CONFIG_NAME, CourseConfig
+from coursegen.stages.parse import element_ids
 
 
-def link_pages(config: CourseConfig, pages: list[Page], problems: Problems, memo: Memo, changes: Changes,
-               drafts: bool = False) -> Course:
+def link_pages(
+    config: CourseConfig, pages: list[Page], problems: Problems, memo: Memo, changes: Changes, drafts: bool = False
+) -> Course:
     """Return `link_course`'s answer, re-linking only the re-parsed pages when it can.
 
     It can when the watcher named every change, the last link (the memo's "linked" record) was of
@@ -27,8 +29,7 @@ def link_pages(config: CourseConfig, pages: list[Page], problems: Problems, memo
     course = None
     if changes.known and last is not None and last[0] is config and last[1] == drafts and last[2] is slugs:
         kept = memo.table("page")
-        course = relinked(last[3], [kept[path][1] for path in relink if path in kept],
-                          records["linkers"], drafts)
+        course = relinked(last[3], [kept[path][1] for path in relink if path in kept], records["linkers"], drafts)
     if course is None:
         before = len(problems.items)
         course = link_course(config, pages, problems, drafts)
@@ -44,17 +45,24 @@ def link_course(config: CourseConfig, pages: list[Page], problems: Problems, dra
     by_slug: dict[str, Page] = {}
     for page in pages:
         if page.slug in by_slug:
-            problems.error(page.source.path, 1, f"slug '{page.slug}' is also used by {by_slug[page.slug].source.path}",
-                           "rename one of the files; a unit's slug is its file name without the number")
+            problems.error(
+                page.source.path,
+                1,
+                f"slug '{page.slug}' is also used by {by_slug[page.slug].source.path}",
+                "rename one of the files; a unit's slug is its file name without the number",
+            )
         else:
             by_slug[page.slug] = page
-    units = tuple(make_unit(number, entry, by_slug, problems, drafts)
-                  for number, entry in enumerate(config.units, 1))
+    units = tuple(make_unit(number, entry, by_slug, problems, drafts) for number, entry in enumerate(config.units, 1))
     listed = {u.slug for u in config.units}
     for page in pages:
         if page.slug not in listed and not page.meta.get("draft"):
-            problems.error(page.source.path, 1, f"'{page.slug}' is not listed in {CONFIG_NAME}",
-                           f"add '- slug: {page.slug}' under units:, or mark the file 'draft: true'")
+            problems.error(
+                page.source.path,
+                1,
+                f"'{page.slug}' is not listed in {CONFIG_NAME}",
+                f"add '- slug: {page.slug}' under units:, or mark the file 'draft: true'",
+            )
     course = Course(config=config, units=units)
     check_links(course, problems)
     return course
@@ -64,21 +72,37 @@ def make_unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, 
     page = None if entry.upcoming else by_slug.get(entry.slug)
     if not entry.upcoming and page is None:
         near = did_you_mean(entry.slug, by_slug)
-        problems.error(CONFIG_NAME, entry.line, f"unit '{entry.slug}' has no source file in lessons/ or reviews/",
-                       near or f"create lessons/{number:02d}-{entry.slug}.md, or mark the unit 'upcoming: true'")
+        problems.error(
+            CONFIG_NAME,
+            entry.line,
+            f"unit '{entry.slug}' has no source file in lessons/ or reviews/",
+            near or f"create lessons/{number:02d}-{entry.slug}.md, or mark the unit 'upcoming: true'",
+        )
     if page is not None:
         stated = page.meta.get("number")
         if stated is not None and stated != number:
-            problems.error(page.source.path, 2, f"front matter says number {stated}, but {CONFIG_NAME} "
-                                                f"places '{page.slug}' at {number}", "remove 'number:' or fix it")
+            problems.error(
+                page.source.path,
+                2,
+                f"front matter says number {stated}, but {CONFIG_NAME} places '{page.slug}' at {number}",
+                "remove 'number:' or fix it",
+            )
         if page.meta.get("draft") and not drafts:
             page = None  # a draft shows as upcoming unless --drafts
     source_page = by_slug.get(entry.slug)
     kind = source_page.source.kind if source_page else entry.kind
     title = source_page.title if source_page else entry.title
     summary = source_page.meta.get("summary", "") if source_page else ""
-    return Unit(number=number, slug=entry.slug, kind=kind, title=title or entry.title,
-                summary=summary, part=entry.part, page=page, topics=entry.topics)
+    return Unit(
+        number=number,
+        slug=entry.slug,
+        kind=kind,
+        title=title or entry.title,
+        summary=summary,
+        part=entry.part,
+        page=page,
+        topics=entry.topics,
+    )
 
 
 class _LazyIds(dict):
@@ -113,9 +137,12 @@ def check_links(course: Course, problems: Problems, units=None) -> None:
             if link.slug not in pages:
                 problems.error(where, link.line, f"link to '{link.slug}', which is not published (upcoming or draft)")
             elif link.anchor and link.anchor not in ids[link.slug]:
-                problems.error(where, link.line, f"link to '#{link.anchor}' in '{link.slug}', which has no such anchor",
-                               did_you_mean(link.anchor, ids[link.slug]) or
-                               "anchors are heading texts in lowercase with hyphens")
+                problems.error(
+                    where,
+                    link.line,
+                    f"link to '#{link.anchor}' in '{link.slug}', which has no such anchor",
+                    did_you_mean(link.anchor, ids[link.slug]) or "anchors are heading texts in lowercase with hyphens",
+                )
 
 
 def relinked(course: Course, pages: list[Page], found_linkers: dict[str, set], drafts: bool) -> Course | None:
@@ -142,8 +169,12 @@ def relinked(course: Course, pages: list[Page], found_linkers: dict[str, set], d
     if problems.items:
         return None
     for page in pages:
-        update_linkers(found_linkers, page.slug, {link.slug for link in course.unit(page.slug).page.links},
-                       {link.slug for link in page.links})
+        update_linkers(
+            found_linkers,
+            page.slug,
+            {link.slug for link in course.unit(page.slug).page.links},
+            {link.slug for link in page.links},
+        )
     return new
 
 

@@ -5,17 +5,18 @@ or, when the watcher named every change (`Changes.known`), only when it named th
 course is listed again only when a source folder itself changed. Sources that were not read
 again are the same objects as in the last build, so later stages tell what changed by identity.
 """
+
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
 
-from coursegen.stages.config import CONFIG_NAME, load_config, read_text
 from coursegen.errors import Problems
 from coursegen.memo import Changes, Memo
 from coursegen.model import Source
 from coursegen.paths import COURSE_INPUTS, check_changed_files, check_course_files
+from coursegen.stages.config import CONFIG_NAME, load_config, read_text
 
 SOURCE_DIRS = {"lessons": "lesson", "reviews": "review"}
 NUMBER_PREFIX = re.compile(r"^\d+[-_]")
@@ -51,14 +52,15 @@ def load_source(root: Path, shown: str, problems: Problems, read=read_text) -> S
     problem when it cannot be read."""
     file = root / shown
     if not file.is_file():
-        problems.error(shown, 1, f"'{shown}' is a folder, not a Markdown file",
-                       "rename the folder so its name does not end in .md")
+        problems.error(
+            shown, 1, f"'{shown}' is a folder, not a Markdown file", "rename the folder so its name does not end in .md"
+        )
         return None
     text = read(file, shown, problems)
     if text is None:
         return None
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # a byte-order mark is no part of the text
-    return Source(shown, text, source_kind(shown), slug_of(file))
+    return Source(shown, text, source_kind(shown) or "", slug_of(file))  # a source's path names its kind
 
 
 CALC_USE = re.compile(r"\{calc\}`")
@@ -69,8 +71,11 @@ EXERCISE_USE = re.compile(r"^\s*:{4,}\s*exercise\b", re.M)  # its reference runs
 def author_code_uses(text: str) -> tuple[bool, bool]:
     """Return whether a source has a `{calc}` role, and whether it has a widget fence or an exercise:
     parsing either runs the course's Python (substring tests first: the regexes cost more)."""
-    return ("{calc}" in text and bool(CALC_USE.search(text)),
-            ("widget" in text and bool(WIDGET_USE.search(text))) or ("exercise" in text and bool(EXERCISE_USE.search(text))))
+    return (
+        "{calc}" in text and bool(CALC_USE.search(text)),
+        ("widget" in text and bool(WIDGET_USE.search(text)))
+        or ("exercise" in text and bool(EXERCISE_USE.search(text))),
+    )
 
 
 def check_files(root: Path, problems: Problems, changes: Changes, names=COURSE_INPUTS) -> None:
@@ -85,6 +90,7 @@ def kept_reader(memo: Memo, changes: Changes):
     """Return a `read(file, shown, problems)` that answers like `config.read_text`, keeping each text in
     the memo ("text": file → (stamp, text)) and reading it again only when its file changed on disk
     (or, when the watcher names every change, when it named this file)."""
+
     def read(file: Path, shown: str, problems: Problems) -> str | None:
         kept = memo.peek("text", file)
         if kept is not None and changes.known:
@@ -100,6 +106,7 @@ def kept_reader(memo: Memo, changes: Changes):
         if text is not None:  # unreadable text is read (and reported) again on every build
             memo.put("text", file, (stamp, text))
         return text
+
     return read
 
 
@@ -141,8 +148,9 @@ def load_course_sources(root: Path, problems: Problems, read, memo: Memo, change
                     listed[path] = source
         if listed.keys() != old.keys():
             listed = dict(sorted(listed.items()))
-    fresh = {path for path in (listed if unseen is None else unseen) if path in listed
-             and old.get(path) is not listed[path]}
+    fresh = {
+        path for path in (listed if unseen is None else unseen) if path in listed and old.get(path) is not listed[path]
+    }
     memo.records["unparsed"] = memo.records.get("unparsed", set()) | fresh  # kept until a parse looked at them
     for path in old.keys() - listed.keys():
         memo.pop("source uses", path)

@@ -9,6 +9,7 @@ page's own text plus what parsing may consult (the set of sources, course.yaml, 
 course's Python package for pages with `{calc}`; widgets/, that package and the template folders
 for pages with widgets or exercises). With a fresh memo that is every source: the same code path.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,6 +18,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -27,9 +29,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from coursegen.features.csp import page_resources
 from coursegen.errors import Problems, did_you_mean
 from coursegen.extensions import parse_failure
+from coursegen.features.csp import page_resources
 from coursegen.memo import Changes, Memo, digest, memoized, tree_signature, under
 from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
@@ -39,11 +41,22 @@ from coursegen.stages.load import SOURCE_DIRS, author_code_uses
 from coursegen.theme import files as theme
 from coursegen.yamlio import YamlError, load_yaml
 
-FRONT_MATTER = Schema("front matter", {"title": str, "summary": str, "kicker": str, "lede": str,
-                                       "draft": bool, "number": int, "template": str},
-                      required={"title": "title: First steps"}, noun="front-matter key", located=False)
-FRONT_MATTER_DEFAULTS = {"title": "", "summary": "", "kicker": "", "lede": "",
-                         "draft": False, "number": None, "template": ""}
+FRONT_MATTER = Schema(
+    "front matter",
+    {"title": str, "summary": str, "kicker": str, "lede": str, "draft": bool, "number": int, "template": str},
+    required={"title": "title: First steps"},
+    noun="front-matter key",
+    located=False,
+)
+FRONT_MATTER_DEFAULTS = {
+    "title": "",
+    "summary": "",
+    "kicker": "",
+    "lede": "",
+    "draft": False,
+    "number": None,
+    "template": "",
+}
 
 
 @dataclass
@@ -85,8 +98,16 @@ def parser(extensions, memo: Memo) -> MarkdownIt:
     return memo.get("parser", extensions, lambda: make_markdown(extensions))
 
 
-def parse_pages(md: MarkdownIt, sources: list[Source], ctx: ParseContext, problems: Problems, memo: Memo,
-                changes: Changes, jobs: int | None = None, meanwhile=None) -> list[Page]:
+def parse_pages(
+    md: MarkdownIt,
+    sources: list[Source],
+    ctx: ParseContext,
+    problems: Problems,
+    memo: Memo,
+    changes: Changes,
+    jobs: int | None = None,
+    meanwhile=None,
+) -> list[Page]:
     """Return a Page per source, parsing only those whose parse key differs from the memo's.
 
     When the watcher named every change and nothing all pages share moved, only the sources the
@@ -117,8 +138,9 @@ def parse_pages(md: MarkdownIt, sources: list[Source], ctx: ParseContext, proble
             with_problems[source.path] = items
     if len(memo.table("page")) != len(sources) or candidates is sources:  # a source is gone: forget its page
         memo.keep_only("page", [s.path for s in sources])
-        records["with problems"] = with_problems = {s.path: with_problems[s.path] for s in sources
-                                                    if s.path in with_problems}
+        records["with problems"] = with_problems = {
+            s.path: with_problems[s.path] for s in sources if s.path in with_problems
+        }
     records["parsed"] = [s.path for s in todo]
     records.setdefault("reparsed", set()).update(records["parsed"])
     records.setdefault("relink", set()).update(records["parsed"])
@@ -136,27 +158,42 @@ def shared_parse_inputs(ctx: ParseContext, memo: Memo, changes: Changes) -> dict
     name = code.package if code is not None else "kernels"
     config_text = records.get("config text", "")  # as the load stage read it
     if records.get("all parse inputs", (None, None))[:2] != (ctx.slug_by_path, config_text):
-        records["all parse inputs"] = (ctx.slug_by_path, config_text,
-                                       digest(sorted(ctx.slug_by_path.items()), config_text))
+        records["all parse inputs"] = (
+            ctx.slug_by_path,
+            config_text,
+            digest(sorted(ctx.slug_by_path.items()), config_text),
+        )
     media = changes.signature("media", _covers_media, lambda: media_signature(root))
-    return {"all": digest(records["all parse inputs"][2], media),
-            "calc": changes.signature(f"calc {name}", under(name), lambda: tree_signature(root / name)),
-            "widgets": changes.signature(f"widgets {name}", under(name, "widgets", theme.COURSE_TEMPLATES),
-                                         lambda: tree_signature(root / name, root / "widgets", *theme.folders(root)))}
+    return {
+        "all": digest(records["all parse inputs"][2], media),
+        "calc": changes.signature(f"calc {name}", under(name), lambda: tree_signature(root / name)),
+        "widgets": changes.signature(
+            f"widgets {name}",
+            under(name, "widgets", theme.COURSE_TEMPLATES),
+            lambda: tree_signature(root / name, root / "widgets", *theme.folders(root)),
+        ),
+    }
 
 
 def parse_key(source: Source, shared: dict, memo: Memo) -> tuple:
     """Return the key that changes whenever re-parsing `source` could give a different Page."""
     loaded = memo.records.get("sources", {}).get(source.path) is source  # else a source the load stage did not give
     calc, widget = memo.peek("source uses", source.path) if loaded else author_code_uses(source.text)
-    uses = [shared["all"]] + [shared["calc"]] * calc + [shared["widgets"]] * widget  # an exercise also carries the theme's worker URL
+    uses = (
+        [shared["all"]] + [shared["calc"]] * calc + [shared["widgets"]] * widget
+    )  # an exercise also carries the theme's worker URL
     return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
 
 
 def media_signature(root: Path) -> str:
     """Return a hash of every non-Markdown file next to the sources and under media/."""
-    files = [f for folder in ("lessons", "reviews") if (root / folder).is_dir()
-             for f in sorted((root / folder).rglob("*")) if f.suffix != ".md"]
+    files = [
+        f
+        for folder in ("lessons", "reviews")
+        if (root / folder).is_dir()
+        for f in sorted((root / folder).rglob("*"))
+        if f.suffix != ".md"
+    ]
     return tree_signature(*files, root / "media")
 
 
@@ -171,7 +208,7 @@ def parse_one(md: MarkdownIt, source: Source, ctx: ParseContext) -> tuple:
     problems = Problems()
     try:
         page = parse_source(md, source, ctx, problems)
-    except Exception as err:  # noqa: BLE001 - only a course extension's failure is kept (see parse_failure)
+    except Exception as err:
         problem = parse_failure(err, source.path, ctx.root)
         if problem is None:
             raise
@@ -180,26 +217,46 @@ def parse_one(md: MarkdownIt, source: Source, ctx: ParseContext) -> tuple:
     return page, problems.items
 
 
-def parse_many(md: MarkdownIt, sources: list[Source], ctx: ParseContext, jobs: int | None,
-               meanwhile=None) -> list[tuple]:
+def parse_many(
+    md: MarkdownIt, sources: list[Source], ctx: ParseContext, jobs: int | None, meanwhile=None
+) -> list[tuple]:
     """Return (Page, problems) per source, in order, in `jobs` processes for large batches."""
     return parallel_map(lambda source: parse_one(md, source, ctx), sources, jobs, meanwhile)
 
 
 def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Problems) -> Page:
     """Return the Page for one source (with default front matter when its own is unusable)."""
-    env = {"path": source.path, "problems": problems, "ctx": ctx, "source": source,
-           "links": [], "assets": [], "widgets": [], "questions": []}
+    env: dict[str, Any] = {
+        "path": source.path,
+        "problems": problems,
+        "ctx": ctx,
+        "source": source,
+        "links": [],
+        "assets": [],
+        "widgets": [],
+        "questions": [],
+    }
     tokens = md.parse(source.text, env)
     meta = _front_matter(tokens, source.path, problems, ctx.root)
     html = md.renderer.render(tokens, md.options, env)
     if not html.strip() or not any(t.type not in ("front_matter",) for t in tokens):
-        problems.error(source.path, 1, "this unit has no content below its front matter",
-                       "write the lesson, or mark it 'draft: true' and list it later")
-    return Page(source=source, meta=meta, html=html, headings=tuple(_headings(tokens)),
-                links=tuple(env["links"]), assets=tuple(env["assets"]),
-                widgets=tuple(env["widgets"]), questions=tuple(env["questions"]),
-                derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()})
+        problems.error(
+            source.path,
+            1,
+            "this unit has no content below its front matter",
+            "write the lesson, or mark it 'draft: true' and list it later",
+        )
+    return Page(
+        source=source,
+        meta=meta,
+        html=html,
+        headings=tuple(_headings(tokens)),
+        links=tuple(env["links"]),
+        assets=tuple(env["assets"]),
+        widgets=tuple(env["widgets"]),
+        questions=tuple(env["questions"]),
+        derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()},
+    )
 
 
 def html_sha256(html: str, source=None) -> str:
@@ -244,12 +301,14 @@ def _headings(tokens):
     """Yield the anchored h2/h3 headings in document order."""
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.attrGet("id"):
-            text = "".join(c.content for c in tokens[index + 1].children or ()
-                           if c.type in ("text", "code_inline", "math_inline"))
+            text = "".join(
+                c.content for c in tokens[index + 1].children or () if c.type in ("text", "code_inline", "math_inline")
+            )
             yield Heading(int(token.tag[1]), token.attrGet("id"), text.strip(), token.map[0] + 1)
 
 
 # ---- fenced blocks ----------------------------------------------------------------------
+
 
 def split_info(info: str) -> tuple[str, str]:
     """Split a fence or block info string into its name and the rest."""
@@ -285,6 +344,7 @@ def register_fence(md: MarkdownIt, name: str, handler) -> None:
 def register_block(md: MarkdownIt, name: str, render) -> None:
     """Add a `::: name` container block rendered by `render(self, tokens, idx, options, env)`."""
     from mdit_py_plugins.container import container_plugin
+
     md.use(container_plugin, name=name, render=render)
     md.block_names.add(name)
     # One rule tries every container, and only on lines that start with ':' (a dozen separate
@@ -293,14 +353,16 @@ def register_block(md: MarkdownIt, name: str, render) -> None:
     md.block.ruler.disable(rule.name)
     if not hasattr(md, "container_rules"):
         md.container_rules = []
-        md.block.ruler.before("fence", "containers", _containers, {"alt": ["paragraph", "reference", "blockquote", "list"]})
+        md.block.ruler.before(
+            "fence", "containers", _containers, {"alt": ["paragraph", "reference", "blockquote", "list"]}
+        )
     md.container_rules.append(rule.fn)
 
 
 def _containers(state, start_line: int, end_line: int, silent: bool) -> bool:
     """Block rule: hand a line starting with ':' to each registered container until one takes it."""
     start = state.bMarks[start_line] + state.tShift[start_line]
-    if state.src[start:start + 1] != ":":
+    if state.src[start : start + 1] != ":":
         return False
     return any(rule(state, start_line, end_line, silent) for rule in state.md.container_rules)
 
@@ -313,6 +375,7 @@ def highlight_code(code: str, lang: str, _attrs) -> str:
     if lexer is None:
         return ""
     from pygments import highlight
+
     body = highlight(code, lexer, _formatter())
     return f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">{body}</code></pre>'
 
@@ -324,27 +387,34 @@ def highlight_code(code: str, lang: str, _attrs) -> str:
 # The formatter, lexers and formulas are kept in the build's memo (memoized: a formula or a
 # language repeats across pages, and a formatter costs more to make than a short highlight).
 
+
 def _formatter():
     def make():
         from pygments.formatters import HtmlFormatter
+
         return HtmlFormatter(nowrap=True)
+
     return memoized("pygments formatter", None, make)
 
 
 def _lexer(lang: str):
     """Return the Pygments lexer for a fence language, or None when Pygments has none."""
+
     def find():
         from pygments.lexers import get_lexer_by_name
         from pygments.util import ClassNotFound
+
         try:
             return get_lexer_by_name(lang)
         except ClassNotFound:
             return None
+
     return memoized("lexer", lang, find)
 
 
 def _latex_to_mathml(latex: str, **options) -> str:
     import latex2mathml.converter
+
     return latex2mathml.converter.convert(latex, **options)
 
 
@@ -359,10 +429,12 @@ def _mathml(latex: str, display: str) -> str:
             return _latex_to_mathml(latex, display=display)
         except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
             return f'<code class="math-error">{escapeHtml(latex)}</code>'
+
     return memoized("mathml", (latex, display), convert)
 
 
 # ---- core rules: links, misspelled or unclosed blocks, math -------------------------------
+
 
 def _resolve_links(state) -> None:
     """Rewrite links to other sources (`02-kda.md#fade`) as site URLs and record them."""
@@ -399,13 +471,17 @@ def _check_footnote_refs(state) -> None:
         if block.type != "inline" or "[^" not in block.content:
             continue
         # Adjacent text tokens, read together: the parser splits '[^nope]' at its brackets.
-        for is_text, run in itertools.groupby(child_lines(block), key=lambda pair: pair[0].type == "text"):
-            run = list(run)
+        for is_text, grouped in itertools.groupby(child_lines(block), key=lambda pair: pair[0].type == "text"):
+            run = list(grouped)
             for match in FOOTNOTE_REF.finditer("".join(token.content for token, _ in run) if is_text else ""):
                 label = match.group(1)
-                state.env["problems"].error(state.env["path"], run[0][1], f"footnote '[^{label}]' is never defined",
-                                            f"add a line '[^{label}]: the note' below the paragraph, "
-                                            "or write '\\[^' to show the brackets as text")
+                state.env["problems"].error(
+                    state.env["path"],
+                    run[0][1],
+                    f"footnote '[^{label}]' is never defined",
+                    f"add a line '[^{label}]: the note' below the paragraph, "
+                    "or write '\\[^' to show the brackets as text",
+                )
 
 
 def _is_external(href: str) -> bool:
@@ -422,8 +498,12 @@ def _resolve_href(href: str, base: str, line: int, env: dict, ctx: ParseContext)
     path = posixpath.normpath(posixpath.join(base, target))
     slug = ctx.slug_by_path.get(path)
     if slug is None:
-        env["problems"].error(env["path"], line, f"broken link '{href}': no source file '{path}'",
-                              did_you_mean(path, ctx.slug_by_path) or "link to a lesson or review's .md file")
+        env["problems"].error(
+            env["path"],
+            line,
+            f"broken link '{href}': no source file '{path}'",
+            did_you_mean(path, ctx.slug_by_path) or "link to a lesson or review's .md file",
+        )
         return href
     env["links"].append(Link(slug, anchor, line))
     return f"{slug}.html" + (f"#{anchor}" if anchor else "")
@@ -456,18 +536,30 @@ def _check_blocks_and_math(state) -> None:
             if word and state.tokens[index - 1].type == "paragraph_open":
                 names = sorted(state.md.block_names)
                 near = did_you_mean(word, names)
-                problems.error(path, line, f"unknown block '::: {word}'",
-                               (near + " " if near else "") + "known blocks are: " + ", ".join(names))
+                problems.error(
+                    path,
+                    line,
+                    f"unknown block '::: {word}'",
+                    (near + " " if near else "") + "known blocks are: " + ", ".join(names),
+                )
         elif token.type.startswith("container_") and token.type.endswith("_open"):
             lines = lines or state.src.split("\n")
             end = token.map[1] if token.map else len(lines)
             closing = lines[end].strip() if end < len(lines) else ""
             if not (closing.startswith(":::") and not closing.strip(":").strip()):
-                problems.error(path, line, f"block '{token.markup} {token.info.strip()}' is never closed",
-                               f"end it with a line of {token.markup}")
+                problems.error(
+                    path,
+                    line,
+                    f"block '{token.markup} {token.info.strip()}' is never closed",
+                    f"end it with a line of {token.markup}",
+                )
         elif token.type == "html_block" and token.content.rfind("<!--") > token.content.rfind("-->"):
-            problems.error(path, line, "HTML comment '<!--' is never closed",
-                           "end it with '-->'; a browser hides everything after it, the page's end included")
+            problems.error(
+                path,
+                line,
+                "HTML comment '<!--' is never closed",
+                "end it with '-->'; a browser hides everything after it, the page's end included",
+            )
         if has_math and (token.type.startswith("math_block") or token.type == "inline"):
             for item in (token,) if token.type != "inline" else token.children or ():
                 if item.type.startswith("math_") and item.content.strip():

@@ -8,27 +8,28 @@ pages are rendered with a marker in place of each `asset(name)` URL and the mark
 afterwards (`split_marked`, `filled_page`), so a new search index does not re-render every page.
 With a fresh memo every page renders: the same code path as a rebuild.
 """
+
 from __future__ import annotations
 
 import os
 import re
 import traceback
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
 
-from coursegen.theme import appearance
-from coursegen.features import csp
-from coursegen.theme import files as theme
-from coursegen.stages.assets import Assets, import_map, load_theme_assets
 from coursegen.errors import Problem
+from coursegen.features import csp
 from coursegen.memo import Changes, Memo, digest, tree_signature, under
 from coursegen.model import Course, Unit
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
+from coursegen.stages.assets import Assets, import_map, load_theme_assets
+from coursegen.theme import appearance
+from coursegen.theme import files as theme
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in author text (see split_marked)
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
@@ -42,24 +43,30 @@ class RenderOptions:
     jobs: int | None = None  # processes rendering pages (see parallel.parallel_map); None: one per core
 
 
-ENVIRONMENT = {"autoescape": True, "undefined": jinja2.StrictUndefined,
-               "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+ENVIRONMENT = {
+    "autoescape": True,
+    "undefined": jinja2.StrictUndefined,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": True,
+}
 
 
 def make_environment(folders: tuple[Path, ...], compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
     """Return a strict, autoescaping Jinja environment over the template folders, first match wins
     (`theme.folders`: the course's templates/, then the packaged theme)."""
-    return jinja2.Environment(loader=jinja2.FileSystemLoader([str(f) for f in folders]), bytecode_cache=compiled,
-                              **ENVIRONMENT)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(f) for f in folders]), bytecode_cache=compiled, **ENVIRONMENT
+    )
 
 
 class CompiledTemplates(jinja2.FileSystemBytecodeCache):
     """Jinja's compiled templates, kept in a folder between runs (Jinja's own bytecode cache).
 
     Jinja keys each compiled file by template name and file path, so the course's override of a
-    template and the theme's own never share an entry. Compiling the theme costs a command-line build over a tenth of a second of CPU; loading it
-    back, a few milliseconds. Jinja keys each file by template path and checks it against the
-    template's source, so an edited template is compiled again; the Jinja version and our
+    template and the theme's own never share an entry. Compiling the theme costs a command-line
+    build over a tenth of a second of CPU; loading it back, a few milliseconds. Each file is checked
+    against its template's source, so an edited template is compiled again; the Jinja version and our
     environment settings join that check, since they shape the compiled code too. The cache
     only saves time: a file that cannot be read is compiled afresh, a folder that cannot be
     written is skipped, and with `write=False` (the `check` command) nothing is written at all.
@@ -90,9 +97,16 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
             pass
 
 
-def render_site(course: Course, root: Path, options: RenderOptions = RenderOptions(),
-                extra_assets: Assets | None = None, csp_sources: dict | None = None, memo: Memo | None = None,
-                changes: Changes | None = None, compiled: jinja2.BytecodeCache | None = None) -> dict[str, bytes]:
+def render_site(
+    course: Course,
+    root: Path,
+    options: RenderOptions = RenderOptions(),
+    extra_assets: Assets | None = None,
+    csp_sources: dict | None = None,
+    memo: Memo | None = None,
+    changes: Changes | None = None,
+    compiled: jinja2.BytecodeCache | None = None,
+) -> dict[str, bytes]:
     """Return every output file of the site, keyed by its path inside site/, rendering again only what
     the memo's records say may have changed (a fresh memo, the default, renders everything)."""
     memo = memo if memo is not None else Memo()
@@ -104,10 +118,16 @@ def render_site(course: Course, root: Path, options: RenderOptions = RenderOptio
         assets.urls.update(extra_assets.urls)
         assets.files.update(extra_assets.files)
     modules = import_map(scripts, assets.url)
-    common = {"course": course, "config": course.config, "asset": _asset_url(assets),
-              "serve_mode": options.serve_mode, "total": len(course.units), "import_map": Markup(modules),
-              "csp": csp.policy(course.config, root, csp_sources, (modules,)),
-              **appearance.page_values(course.config)}
+    common = {
+        "course": course,
+        "config": course.config,
+        "asset": _asset_url(assets),
+        "serve_mode": options.serve_mode,
+        "total": len(course.units),
+        "import_map": Markup(modules),
+        "csp": csp.policy(course.config, root, csp_sources, (modules,)),
+        **appearance.page_values(course.config),
+    }
     out: dict[str, bytes] = dict(assets.files)
     plan = plan_render(course, root, common, memo, changes)
     out["index.html"] = _course_page(env, "index.html", "", common, memo, plan)
@@ -147,18 +167,22 @@ def warm_up_rendering(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | N
 
 def _asset_url(assets: Assets):
     """Return the templates' `asset(name)`: a name no folder holds is a template error at its line."""
+
     def asset(name: str) -> str:
         try:
             return assets.url(name)
         except KeyError:
             raise jinja2.TemplateRuntimeError(
-                f"asset({name!r}): no such file in templates/assets/ or the theme's assets") from None
+                f"asset({name!r}): no such file in templates/assets/ or the theme's assets"
+            ) from None
+
     return asset
 
 
 # ---- what to render again -------------------------------------------------------------------
 # The memo keeps "rendered" (slug or file name → (render key, split page)) and "filled" (slug →
 # (split page, its asset URLs, the joined bytes)); its records hold what the last render saw.
+
 
 @dataclass
 class RenderPlan:
@@ -175,13 +199,15 @@ def plan_render(course: Course, root: Path, common: dict, memo: Memo, changes: C
     records = memo.records
     extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
     themes = changes.signature("theme", under(theme.COURSE_TEMPLATES), lambda: tree_signature(*theme.folders(root)))
-    if records.get("config repr", (None,))[0] is not course.config:  # its repr lists every unit: hashed once per configuration
+    if (
+        records.get("config repr", (None,))[0] is not course.config
+    ):  # its repr lists every unit: hashed once per configuration
         records["config repr"] = (course.config, digest(repr(course.config)))
     config_repr = records["config repr"][1]
     candidates = changed_units(course, memo, changes)
-    if candidates is not None:  # the outline is as it was: is all else every page shares?
-        if digest(records.get("outline", ""), config_repr, extra, themes) != records.get("render inputs"):
-            candidates = None
+    outline_kept = candidates is not None  # then: is all else every page shares as it was?
+    if outline_kept and digest(records.get("outline", ""), config_repr, extra, themes) != records.get("render inputs"):
+        candidates = None
     headings = records.setdefault("headings", {})  # slug → headings, for the pages that link there
     if candidates is None:  # the outline may have changed: hash it again, and look at every page
         records["outline"] = digest(tuple(unit_fields(u) for u in course.units))
@@ -207,8 +233,12 @@ def changed_units(course: Course, memo: Memo, changes: Changes) -> list | None:
     pages are the re-parsed ones and the pages recorded as linking to them."""
     records = memo.records
     last = records.get("rendered course")
-    if not changes.known or last is None or last.config is not course.config \
-            or len(last.written) != len(course.written):
+    if (
+        not changes.known
+        or last is None
+        or last.config is not course.config
+        or len(last.written) != len(course.written)
+    ):
         return None
     loaded = records["sources"]
     changed = [course.unit(loaded[path].slug) for path in sorted(records.get("reparsed", ())) if path in loaded]
@@ -223,20 +253,24 @@ def changed_units(course: Course, memo: Memo, changes: Changes) -> list | None:
     return [unit for unit in reached.values() if unit is not None and unit.page is not None]
 
 
-def render_units(env, units, course: Course, common: dict, memo: Memo, plan: RenderPlan,
-                 jobs: int | None = None) -> list[bytes]:
+def render_units(
+    env, units, course: Course, common: dict, memo: Memo, plan: RenderPlan, jobs: int | None = None
+) -> list[bytes]:
     """Return each unit's page, rendering again only those whose render key changed, in `jobs` processes."""
     records = memo.records
     candidates = units if plan.candidates is None else plan.candidates
     kept = memo.table("rendered")
     keys = [render_key(unit, course, plan, memo) for unit in candidates]
     todo = [(unit, key) for unit, key in zip(candidates, keys) if kept.get(unit.slug, ((),))[0] != key]
+
     def render(job) -> list[bytes]:
         return split_marked(lambda context: render_unit(env, job[0], course, context), common)
 
     # The first page of each template renders here before the work splits: Jinja compiles a
     # template and its partials on first use, and the pool's forks then inherit them compiled.
-    seen, warm, rest = set(), [], []
+    seen: set[str] = set()
+    warm: list[tuple] = []
+    rest: list[tuple] = []
     for job in todo:
         name = unit_template(env, job[0]).name
         (rest if name in seen else warm).append(job)
@@ -257,8 +291,7 @@ def render_units(env, units, course: Course, common: dict, memo: Memo, plan: Ren
         records["asset names"] = {name.decode() for unit in units for name in kept[unit.slug][1][1::2]}
     if _same_urls(common["asset"], memo) and plan.candidates is not None:  # the others' bytes are as they were
         done, filled = {unit.slug for unit, _ in todo}, memo.table("filled")
-        pages = [filled_page(u.slug, common["asset"], memo) if u.slug in done else filled[u.slug][2]
-                 for u in units]
+        pages = [filled_page(u.slug, common["asset"], memo) if u.slug in done else filled[u.slug][2] for u in units]
     else:
         pages = [filled_page(unit.slug, common["asset"], memo) for unit in units]
     records["rendered course"], records["reparsed"] = course, set()  # the next build's changes are relative to this one
@@ -267,18 +300,21 @@ def render_units(env, units, course: Course, common: dict, memo: Memo, plan: Ren
 
 def _same_urls(asset, memo: Memo) -> bool:
     """Return whether every asset name the kept pages hold has the URL it had last build."""
+
     def url(name: str):
         try:
             return asset(name)
         except jinja2.TemplateError:  # no longer there: a page naming it must be filled (and fail) again
             return None
+
     urls = {name: url(name) for name in sorted(memo.records.get("asset names", ()))}
     same, memo.records["urls"] = urls == memo.records.get("urls", {}), urls
     return same
 
 
-def _course_page(env: jinja2.Environment, name: str, canonical_path, common: dict, memo: Memo,
-                 plan: RenderPlan) -> bytes:
+def _course_page(
+    env: jinja2.Environment, name: str, canonical_path, common: dict, memo: Memo, plan: RenderPlan
+) -> bytes:
     """Return the index or 404 page, made from the course outline, configuration and templates alone:
     rendered again only when what every page shares changed."""
     key = ("course page", plan.shared)
@@ -294,12 +330,21 @@ def render_key(unit: Unit, course: Course, plan: RenderPlan, memo: Memo) -> tupl
     prev, next_ = course.neighbours(unit.slug)
     headings = memo.records["headings"]
     # Pages show the headings of the sections they link to (a review's revisit list does).
-    linked = tuple((slug, headings.get(slug)) for slug in sorted({l.slug for l in unit.page.links}))
+    linked = tuple((slug, headings.get(slug)) for slug in sorted({link.slug for link in unit.page.links}))
     parsed = memo.peek("page", unit.page.source.path)  # (parse key, Page, problems, short hash of the key)
-    page_key = parsed[3] if parsed is not None and parsed[1] is unit.page else \
-        digest(unit.page.source.path, unit.page.source.text, unit.page.html)  # a page the parse stage did not keep
-    return (page_key, unit_fields(unit), unit_fields(prev), unit_fields(next_), linked,
-            plan.shared)  # compared, not hashed: cheaper
+    page_key = (
+        parsed[3]
+        if parsed is not None and parsed[1] is unit.page
+        else digest(unit.page.source.path, unit.page.source.text, unit.page.html)
+    )  # a page the parse stage did not keep
+    return (
+        page_key,
+        unit_fields(unit),
+        unit_fields(prev),
+        unit_fields(next_),
+        linked,
+        plan.shared,
+    )  # compared, not hashed: cheaper
 
 
 def filled_page(slug: str, asset, memo: Memo) -> bytes:
@@ -338,10 +383,12 @@ def _kept(key: tuple, split: list[bytes]):
 
 def _marking(asset, names: list[str]):
     """Return an `asset(name)` that checks the name but answers with a marker for later (noted in `names`)."""
+
     def marked(name: str) -> str:
         asset(name)  # a missing asset is still a template error, as without a memo
         names.append(name)
         return f"{MARK_OPEN}{name}{MARK_CLOSE}"
+
     return marked
 
 
@@ -349,8 +396,17 @@ def unit_fields(unit) -> tuple:
     """Return what templates read from a unit other than its page (None for no unit)."""
     if unit is None:
         return ()
-    return (unit.number, unit.slug, unit.kind, unit.title, unit.summary, unit.part, unit.url,
-            getattr(unit, "topics", ()), unit.page is not None)
+    return (
+        unit.number,
+        unit.slug,
+        unit.kind,
+        unit.title,
+        unit.summary,
+        unit.part,
+        unit.url,
+        getattr(unit, "topics", ()),
+        unit.page is not None,
+    )
 
 
 def missing_templates(course: Course, root: Path, problems) -> None:
@@ -364,17 +420,30 @@ def missing_templates(course: Course, root: Path, problems) -> None:
         if climbs_out(name):
             problems.error(source.path, line, f"'{name}' is outside the course", "name a template by its file name")
         elif theme.find(root, name) is None:
-            problems.error(source.path, line, f"template '{name}' is in neither templates/ nor the theme",
-                           "add templates/" + name + ", or name one of the theme's templates, e.g. lesson.html")
+            problems.error(
+                source.path,
+                line,
+                f"template '{name}' is in neither templates/ nor the theme",
+                "add templates/" + name + ", or name one of the theme's templates, e.g. lesson.html",
+            )
 
 
 def render_unit(env: jinja2.Environment, unit: Unit, course: Course, common: dict) -> bytes:
     """Return one lesson or review page."""
     prev, next_ = course.neighbours(unit.slug)
     page = unit.page
-    return _page(env, [unit_template(env, unit)], common, canonical_path=unit.url, unit=unit, page=page,
-                 body=Markup(page.html), toc=[h for h in page.headings if h.level <= 3],
-                 prev=prev, next=next_)
+    return _page(
+        env,
+        [unit_template(env, unit)],
+        common,
+        canonical_path=unit.url,
+        unit=unit,
+        page=page,
+        body=Markup(page.html),
+        toc=[h for h in page.headings if h.level <= 3],
+        prev=prev,
+        next=next_,
+    )
 
 
 def unit_template(env: jinja2.Environment, unit: Unit) -> jinja2.Template:
@@ -397,17 +466,19 @@ def sitemap(course: Course) -> str:
     base = course.config.base_url
     urls = [base] + [base + u.url for u in course.written]
     stamp = os.environ.get("SOURCE_DATE_EPOCH")
-    lastmod = (f"<lastmod>{datetime.fromtimestamp(int(stamp), timezone.utc):%Y-%m-%d}</lastmod>"
-               if stamp else "")
+    lastmod = f"<lastmod>{datetime.fromtimestamp(int(stamp), UTC):%Y-%m-%d}</lastmod>" if stamp else ""
     rows = "".join(f"  <url><loc>{Markup.escape(u)}</loc>{lastmod}</url>\n" for u in urls)
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
-            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + rows + "</urlset>\n")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + rows + "</urlset>\n"
+    )
 
 
 def template_problem(err: Exception, root: Path, also: tuple[str, ...] = ()) -> Problem | None:
     """Return a Problem pointing at the template line that failed: one of the course's or the theme's
     templates, or a file under one of the course folders `also` (a widget's result.html); None when
     no template raised it (a bug, which keeps its traceback)."""
+
     def is_ours(file: str) -> bool:
         return theme.is_template_file(root, file) or any(file.startswith(str(root / folder) + "/") for folder in also)
 

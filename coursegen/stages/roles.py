@@ -4,6 +4,7 @@ An extension calls `register_role(md, name, handler)` in its `install`; a core r
 every role of a page once, knowing its line and column, and stores the HTML the renderer prints.
 A role nobody registered is an error at its place.
 """
+
 from __future__ import annotations
 
 from markdown_it import MarkdownIt
@@ -20,6 +21,7 @@ def register_role(md: MarkdownIt, name: str, handler) -> None:
     """
     if not hasattr(md, "role_handlers"):
         from mdit_py_plugins.myst_role import myst_role_plugin
+
         md.use(myst_role_plugin)
         md.role_handlers = {}
         md.add_render_rule("myst_role", lambda self, tokens, idx, options, env: tokens[idx].meta.get("html", ""))
@@ -42,13 +44,18 @@ def _run_roles(state) -> None:
             cursor = max(found, 0) + 1
             before = block.content[: max(found, 0)]
             line = (block.map[0] + 1 if block.map else 1) + before.count("\n")
-            nth = before[before.rfind("\n") + 1:].count("{" + name + "}")  # roles of this name earlier on the line
+            nth = before[before.rfind("\n") + 1 :].count("{" + name + "}")  # roles of this name earlier on the line
             token.meta["col"] = _column(lines[line - 1] if line <= len(lines) else "", "{" + name + "}", nth)
             if name in handlers:
                 token.meta["html"] = handlers[name](token, state.env, line)
             else:
-                state.env["problems"].error(state.env["path"], line, f"unknown role '{{{name}}}'",
-                                            choices_hint(name, handlers, "roles"), col=token.meta["col"])
+                state.env["problems"].error(
+                    state.env["path"],
+                    line,
+                    f"unknown role '{{{name}}}'",
+                    choices_hint(name, handlers, "roles"),
+                    col=token.meta["col"],
+                )
                 token.meta["html"] = f"<code>{escapeHtml(token.content)}</code>"
 
 

@@ -1,4 +1,5 @@
 """Write stage: the only code that writes to disk. Builds into a temporary folder, then swaps."""
+
 from __future__ import annotations
 
 import os

@@ -6,6 +6,7 @@ mixed with white, so links stay readable on a dark page). Files named under `ext
 `logo` and `favicon` are course files copied as content-hashed assets; every one is linked from the
 site itself, so the Content-Security-Policy (`'self'`) allows them as it is.
 """
+
 from __future__ import annotations
 
 import mimetypes
@@ -24,9 +25,11 @@ def accent_css(theme: dict) -> str:
     if not light:
         return ""
     dark = theme.get("accent_dark") or f"color-mix(in srgb, {light} 55%, white)"
-    return (f":root {{ --accent: {light}; }}\n"
-            f"@media (prefers-color-scheme: dark) {{\n  :root:not([data-theme=light]) {{ --accent: {dark}; }}\n}}\n"
-            f":root[data-theme=dark] {{ --accent: {dark}; }}\n")
+    return (
+        f":root {{ --accent: {light}; }}\n"
+        f"@media (prefers-color-scheme: dark) {{\n  :root:not([data-theme=light]) {{ --accent: {dark}; }}\n}}\n"
+        f":root[data-theme=dark] {{ --accent: {dark}; }}\n"
+    )
 
 
 def course_asset(path: str) -> str:
@@ -39,10 +42,15 @@ def page_values(config) -> dict:
     theme = config.theme
     styles = ([GENERATED] if theme.get("accent") else []) + [course_asset(p) for p in theme.get("extra_css", [])]
     favicon = theme.get("favicon")
-    return {"theme_styles": styles, "theme_scripts": [course_asset(p) for p in theme.get("extra_js", [])],
-            "logo": course_asset(theme["logo"]) if theme.get("logo") else "",
-            "favicon": {"name": course_asset(favicon) if favicon else DEFAULT_FAVICON,
-                        "type": (mimetypes.guess_type(favicon)[0] or "image/x-icon") if favicon else "image/svg+xml"}}
+    return {
+        "theme_styles": styles,
+        "theme_scripts": [course_asset(p) for p in theme.get("extra_js", [])],
+        "logo": course_asset(theme["logo"]) if theme.get("logo") else "",
+        "favicon": {
+            "name": course_asset(favicon) if favicon else DEFAULT_FAVICON,
+            "type": (mimetypes.guess_type(favicon)[0] or "image/x-icon") if favicon else "image/svg+xml",
+        },
+    }
 
 
 def add_files(course, root: Path, assets, problems) -> None:
@@ -56,8 +64,11 @@ def add_files(course, root: Path, assets, problems) -> None:
     for key, path in named:
         file = root / path
         if not file.is_file() or not file.resolve().is_relative_to(root.resolve()):
-            problems.error(CONFIG_NAME, config_line(root, f"{key}:", indented=True),
-                           f"theme {key} names '{path}', which is not a file in the course",
-                           "give a path relative to the course folder, e.g. css/extra.css")
+            problems.error(
+                CONFIG_NAME,
+                config_line(root, f"{key}:", indented=True),
+                f"theme {key} names '{path}', which is not a file in the course",
+                "give a path relative to the course folder, e.g. css/extra.css",
+            )
             continue
         assets.add(course_asset(path), file.read_bytes())

@@ -6,6 +6,7 @@ installing, that folder is the repository's `templates/` itself. A course's `tem
 first: any template, partial or asset it holds replaces the theme's file of the same name, and
 everything it lacks comes from the theme, as with MkDocs' `custom_dir`.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """course.yaml's theme settings: accent in both colour schemes, the course's own CSS and JS, logo, favicon."""
+
 from __future__ import annotations
 
 import html
@@ -6,8 +7,8 @@ import re
 import shutil
 
 import pytest
-
 from helpers import FIXTURES, run_cli
+
 from coursegen.pipeline import build_site
 
 
@@ -57,8 +58,9 @@ def test_extra_css_and_js_logo_and_favicon_come_from_the_course(course):
     (course / "style" / "extra.js").write_text("document.documentElement.dataset.extra = 'yes';\n")
     (course / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\nlogo")
     (course / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\nicon")
-    with_theme(course, "  extra_css: [style/extra.css]\n  extra_js: [style/extra.js]\n"
-                       "  logo: logo.png\n  favicon: icon.png\n")
+    with_theme(
+        course, "  extra_css: [style/extra.css]\n  extra_js: [style/extra.js]\n  logo: logo.png\n  favicon: icon.png\n"
+    )
     outputs = build_site(course).outputs
     page = outputs["first.html"].decode()
     css = next(h for h in linked(page, "link", "href") if h.startswith("assets/course/style/extra."))
@@ -70,13 +72,19 @@ def test_extra_css_and_js_logo_and_favicon_come_from_the_course(course):
     assert outputs[icon].endswith(b"icon")
 
 
-@pytest.mark.parametrize("settings, message", [
-    ('  accent: "blue; } body { display: none"\n', "course.yaml:{line}: theme accent must be a colour such as"),
-    ("  extra_css: [missing.css]\n", "course.yaml:{line}: theme extra_css names 'missing.css', which is not a file"),
-    ("  logo: ../outside.png\n", "course.yaml:{line}: theme logo names '../outside.png', which is not a file"),
-    ("  accnet: '#fff'\n", "course.yaml:{line}: unknown key 'accnet' in theme"),
-    ('  accent_dark: "red}"\n', "course.yaml:{line}: theme accent_dark must be a colour"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ('  accent: "blue; } body { display: none"\n', "course.yaml:{line}: theme accent must be a colour such as"),
+        (
+            "  extra_css: [missing.css]\n",
+            "course.yaml:{line}: theme extra_css names 'missing.css', which is not a file",
+        ),
+        ("  logo: ../outside.png\n", "course.yaml:{line}: theme logo names '../outside.png', which is not a file"),
+        ("  accnet: '#fff'\n", "course.yaml:{line}: unknown key 'accnet' in theme"),
+        ('  accent_dark: "red}"\n', "course.yaml:{line}: theme accent_dark must be a colour"),
+    ],
+)
 def test_bad_theme_settings_are_errors_at_their_line(course, capsys, settings, message):
     (course.parent / "outside.png").write_bytes(b"x")
     with_theme(course, settings)

@@ -1,4 +1,5 @@
 """The author-code worker: time limit, memory cap, exits and crashes, and its use by builds."""
+
 from __future__ import annotations
 
 import builtins
@@ -7,12 +8,12 @@ import runpy
 import time
 
 import pytest
+from helpers import run_cli
 
 from coursegen import author_code
 from coursegen.author_code import AuthorCodeStopped, Limits, call
 from coursegen.cache import BuildCache
 from coursegen.pipeline import BuildOptions, build_site
-from helpers import run_cli
 
 FAST = Limits(seconds=0.5)
 
@@ -136,13 +137,15 @@ def test_the_pool_worker_of_a_large_build_starts_its_own_worker(mini_course, tmp
         with starts.open("a") as log:  # the fork writes here too
             log.write(f"{os.getpid()}\n")
         original(self, *args)
+
     monkeypatch.setattr(author_code.Worker, "__init__", recorded)
     monkeypatch.setattr(author_code, "_WORKERS", {})
     lessons = mini_course / "lessons"
     units = []
     for number in range(3, 33):
         (lessons / f"{number:02d}-extra-{number}.md").write_text(
-            f"---\ntitle: Extra {number}\n---\n\nTile {{calc}}`overflow.largest_safe_tile(-{number % 5 + 1})`.\n")
+            f"---\ntitle: Extra {number}\n---\n\nTile {{calc}}`overflow.largest_safe_tile(-{number % 5 + 1})`.\n"
+        )
         units.append(f"  - slug: extra-{number}\n")
     course = mini_course / "course.yaml"
     course.write_text(course.read_text().replace("  - slug: check\n", "".join(units) + "  - slug: check\n"))

@@ -1,17 +1,17 @@
 """The {calc} role: numbers computed by the kernels, formatted, checked against the stated value."""
+
 from __future__ import annotations
 
 import math
 
 import pytest
-
 from helpers import REPO
-from coursegen.features.calc.extension import compute, format_number, kernel_names, read_number, spec_from_stated
-from coursegen.features.calc.evaluate import CalcError
-from coursegen.errors import ContentError
-from coursegen.pipeline import build_site
 
 import kernels
+from coursegen.errors import ContentError
+from coursegen.features.calc.evaluate import CalcError
+from coursegen.features.calc.extension import compute, format_number, kernel_names, read_number, spec_from_stated
+from coursegen.pipeline import build_site
 
 
 def put(course, text: str) -> None:
@@ -25,21 +25,24 @@ def names():
     return kernel_names(REPO)
 
 
-@pytest.mark.parametrize("content, shown", [
-    ("overflow.BF16_MAX_LOG | .2f | = 88.72", "88.72"),
-    ("overflow.BF16_MAX_LOG | .2f nats", "88.72\u00a0nats"),
-    ("overflow.BF16_MAX | sci:3", "3.39 × 10³⁸"),
-    ("math.exp(80) | sci:2 | = 5.5 × 10³⁴", "5.5 × 10³⁴"),
-    ("overflow.largest_safe_tile(-5)", "17"),
-    ("sizes.kda_state(32, 128, 128) | ,d bytes", "1,048,576\u00a0bytes"),
-    ("overflow.analyse(-5, 16)['margin_nats'] | .3g", "8.72"),
-    ("-overflow.BF16_MAX_LOG | .1f", "\u221288.7"),
-    ("overflow.BF16_MAX_LOG | = 88.7", "88.7"),
-    ("math.exp(-20) | sci:2", "2.1 × 10⁻⁹"),
-    ("overflow.reciprocal_profile_bf16(-5, 4).max() | sci:3", "4.84 × 10⁸"),
-    ("2 ** 10 | , | = 1,024", "1,024"),
-    ("overflow.reciprocal_profile_bf16(-5, 1) | sci:3", "1.48 × 10²"),
-])
+@pytest.mark.parametrize(
+    "content, shown",
+    [
+        ("overflow.BF16_MAX_LOG | .2f | = 88.72", "88.72"),
+        ("overflow.BF16_MAX_LOG | .2f nats", "88.72\u00a0nats"),
+        ("overflow.BF16_MAX | sci:3", "3.39 × 10³⁸"),
+        ("math.exp(80) | sci:2 | = 5.5 × 10³⁴", "5.5 × 10³⁴"),
+        ("overflow.largest_safe_tile(-5)", "17"),
+        ("sizes.kda_state(32, 128, 128) | ,d bytes", "1,048,576\u00a0bytes"),
+        ("overflow.analyse(-5, 16)['margin_nats'] | .3g", "8.72"),
+        ("-overflow.BF16_MAX_LOG | .1f", "\u221288.7"),
+        ("overflow.BF16_MAX_LOG | = 88.7", "88.7"),
+        ("math.exp(-20) | sci:2", "2.1 × 10⁻⁹"),
+        ("overflow.reciprocal_profile_bf16(-5, 4).max() | sci:3", "4.84 × 10⁸"),
+        ("2 ** 10 | , | = 1,024", "1,024"),
+        ("overflow.reciprocal_profile_bf16(-5, 1) | sci:3", "1.48 × 10²"),
+    ],
+)
 def test_a_role_shows_the_kernel_value_in_the_requested_format(names, content, shown):
     assert compute(content, names)[1] == shown
 
@@ -50,25 +53,40 @@ def test_the_shown_number_follows_the_kernel_not_a_copy(names):
     assert compute("overflow.BF16_MAX_LOG | .4f", names)[1] == f"{math.log(kernels.overflow.BF16_MAX):.4f}"
 
 
-@pytest.mark.parametrize("content, message, hint", [
-    ("overflw.BF16_MAX", "unknown name 'overflw' in {calc}", "did you mean 'overflow'?"),
-    ("overflow.BF16_MX", "module 'overflow' has no 'BF16_MX'", "did you mean 'BF16_MAX'?"),
-    ("overflow.BF16_MAX +", "cannot read {calc} expression 'overflow.BF16_MAX +': invalid syntax", ""),
-    ("overflow.largest_safe_tile(5)", "{calc} 'overflow.largest_safe_tile(5)' failed: ValueError: g_min must be "
-                                      "a finite negative number; got 5", ""),
-    ("overflow.BF16_MAX | .2q", "bad {calc} format '.2q': Unknown format code 'q'", "sci:N"),
-    ("overflow.BF16_MAX | sci:0", "bad {calc} format 'sci:0': sci needs 1 to 17 significant figures", ""),
-    ("overflow.BF16_MAX_LOG | .2f | = 88.7", "{calc} 'overflow.BF16_MAX_LOG' gives 88.72, but the text states 88.7",
-     "correct the stated number"),
-    ("overflow.BF16_MAX_LOG | = abc", "cannot read the stated number 'abc'", ""),
-    ("overflow.analyse(-5, 16)", "{calc} 'overflow.analyse(-5, 16)' gives a dict, not a number", "pick one entry"),
-    ("sizes.moe_params(10, 20, 8, 2)['totl']", "{calc} 'sizes.moe_params(10, 20, 8, 2)['totl']' failed: KeyError",
-     "did you mean 'total'?"),
-    (" | .2f", "{calc} has no expression", ""),
-    ("overflow.reciprocal_profile_bf16(-5, 2)", "{calc} 'overflow.reciprocal_profile_bf16(-5, 2)' gives a ndarray, "
-                                                "not a number", ""),
-    ("1 | .2f | .3f", "{calc} has more than one format: '.3f'", ""),
-])
+@pytest.mark.parametrize(
+    "content, message, hint",
+    [
+        ("overflw.BF16_MAX", "unknown name 'overflw' in {calc}", "did you mean 'overflow'?"),
+        ("overflow.BF16_MX", "module 'overflow' has no 'BF16_MX'", "did you mean 'BF16_MAX'?"),
+        ("overflow.BF16_MAX +", "cannot read {calc} expression 'overflow.BF16_MAX +': invalid syntax", ""),
+        (
+            "overflow.largest_safe_tile(5)",
+            "{calc} 'overflow.largest_safe_tile(5)' failed: ValueError: g_min must be a finite negative number; got 5",
+            "",
+        ),
+        ("overflow.BF16_MAX | .2q", "bad {calc} format '.2q': Unknown format code 'q'", "sci:N"),
+        ("overflow.BF16_MAX | sci:0", "bad {calc} format 'sci:0': sci needs 1 to 17 significant figures", ""),
+        (
+            "overflow.BF16_MAX_LOG | .2f | = 88.7",
+            "{calc} 'overflow.BF16_MAX_LOG' gives 88.72, but the text states 88.7",
+            "correct the stated number",
+        ),
+        ("overflow.BF16_MAX_LOG | = abc", "cannot read the stated number 'abc'", ""),
+        ("overflow.analyse(-5, 16)", "{calc} 'overflow.analyse(-5, 16)' gives a dict, not a number", "pick one entry"),
+        (
+            "sizes.moe_params(10, 20, 8, 2)['totl']",
+            "{calc} 'sizes.moe_params(10, 20, 8, 2)['totl']' failed: KeyError",
+            "did you mean 'total'?",
+        ),
+        (" | .2f", "{calc} has no expression", ""),
+        (
+            "overflow.reciprocal_profile_bf16(-5, 2)",
+            "{calc} 'overflow.reciprocal_profile_bf16(-5, 2)' gives a ndarray, not a number",
+            "",
+        ),
+        ("1 | .2f | .3f", "{calc} has more than one format: '.3f'", ""),
+    ],
+)
 def test_each_mistake_has_its_own_message(names, content, message, hint):
     with pytest.raises(CalcError) as caught:
         compute(content, names)
@@ -76,37 +94,58 @@ def test_each_mistake_has_its_own_message(names, content, message, hint):
     assert hint in caught.value.hint
 
 
-@pytest.mark.parametrize("content, refused", [
-    ("__import__('os')", "unknown name '__import__'"),
-    ("open('x')", "unknown name 'open'"),
-    ("(1).__class__", "private name '__class__'"),
-    ("overflow._check(1)", "private name '_check'"),
-    ("overflow.np.save('x', 1)", "module 'overflow' has no 'np'"),
-    ("overflow.reciprocal_profile_bf16(-5, 4).tofile('x')", "cannot use '.tofile' on a ndarray"),
-    ("[x for x in ()]", "cannot use ListComp syntax"),
-    ("lambda: 1", "cannot use Lambda syntax"),
-    ("10 ** 10 ** 10", "exponent 10000000000 is too large"),
-    ("'ab' * 3", "arithmetic works on numbers"),
-    ("1j * 2", "cannot use the constant 1j"),
-    ("1 << 2", "cannot use the operator LShift"),
-    ("~1", "cannot use the operator Invert"),
-    ("sizes.kda_state(*[1, 2, 3])", "calls cannot unpack arguments with * or **"),
-    ("math.pi()", "can only call kernel functions, not math.pi"),
-])
+@pytest.mark.parametrize(
+    "content, refused",
+    [
+        ("__import__('os')", "unknown name '__import__'"),
+        ("open('x')", "unknown name 'open'"),
+        ("(1).__class__", "private name '__class__'"),
+        ("overflow._check(1)", "private name '_check'"),
+        ("overflow.np.save('x', 1)", "module 'overflow' has no 'np'"),
+        ("overflow.reciprocal_profile_bf16(-5, 4).tofile('x')", "cannot use '.tofile' on a ndarray"),
+        ("[x for x in ()]", "cannot use ListComp syntax"),
+        ("lambda: 1", "cannot use Lambda syntax"),
+        ("10 ** 10 ** 10", "exponent 10000000000 is too large"),
+        ("'ab' * 3", "arithmetic works on numbers"),
+        ("1j * 2", "cannot use the constant 1j"),
+        ("1 << 2", "cannot use the operator LShift"),
+        ("~1", "cannot use the operator Invert"),
+        ("sizes.kda_state(*[1, 2, 3])", "calls cannot unpack arguments with * or **"),
+        ("math.pi()", "can only call kernel functions, not math.pi"),
+    ],
+)
 def test_expressions_cannot_reach_beyond_the_kernels(names, content, refused):
     with pytest.raises(CalcError, match=None) as caught:
         compute(content, names)
     assert refused in caught.value.message
 
 
-@pytest.mark.parametrize("stated, spec", [("88.72", ".2f"), ("17", ".0f"), ("1,024", ",.0f"),
-                                          ("5.5 × 10³⁴", "sci:2"), ("3.390e38", "sci:4"), ("12.5%", ".1f%")])
+@pytest.mark.parametrize(
+    "stated, spec",
+    [
+        ("88.72", ".2f"),
+        ("17", ".0f"),
+        ("1,024", ",.0f"),
+        ("5.5 × 10³⁴", "sci:2"),
+        ("3.390e38", "sci:4"),
+        ("12.5%", ".1f%"),
+    ],
+)
 def test_a_stated_number_sets_the_displayed_precision(stated, spec):
     assert spec_from_stated(stated) == spec
 
 
-@pytest.mark.parametrize("text, value", [("88.72", 88.72), ("\u22125", -5.0), ("1,048,576", 1048576.0),
-                                         ("5.5 × 10³⁴", 5.5e34), ("2.1 × 10⁻⁹", 2.1e-9), ("3e8", 3e8)])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("88.72", 88.72),
+        ("\u22125", -5.0),
+        ("1,048,576", 1048576.0),
+        ("5.5 × 10³⁴", 5.5e34),
+        ("2.1 × 10⁻⁹", 2.1e-9),
+        ("3e8", 3e8),
+    ],
+)
 def test_displayed_numbers_read_back_as_numbers(text, value):
     assert read_number(text) == pytest.approx(value, rel=1e-15)
 
@@ -116,9 +155,13 @@ def test_infinity_is_written_as_a_symbol():
 
 
 def test_a_lesson_role_renders_in_the_page_and_in_a_table(mini_course):
-    put(mini_course, (
-        "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f nats | = 88.72`.\n\n"
-        "| tile | ok |\n|---|---|\n| {calc}`overflow.largest_safe_tile(-5) \\| d \\| = 17` | yes |\n"))
+    put(
+        mini_course,
+        (
+            "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f nats | = 88.72`.\n\n"
+            "| tile | ok |\n|---|---|\n| {calc}`overflow.largest_safe_tile(-5) \\| d \\| = 17` | yes |\n"
+        ),
+    )
     html = build_site(mini_course).outputs["second.html"].decode()
     assert '<span class="calc" data-calc="overflow.BF16_MAX_LOG">88.72\u00a0nats</span>' in html
     assert '<td><span class="calc" data-calc="overflow.largest_safe_tile(-5)">17</span></td>' in html
@@ -128,8 +171,13 @@ def test_a_wrong_stated_number_fails_the_build_at_its_line(mini_course):
     put(mini_course, "First line,\nthen {calc}`overflow.largest_safe_tile(-5) | = 18`.")
     with pytest.raises(ContentError) as caught:
         build_site(mini_course)
-    assert caught.value.problems[0].format().startswith(
-        "lessons/02-second.md:13:6: {calc} 'overflow.largest_safe_tile(-5)' gives 17, but the text states 18")
+    assert (
+        caught.value.problems[0]
+        .format()
+        .startswith(
+            "lessons/02-second.md:13:6: {calc} 'overflow.largest_safe_tile(-5)' gives 17, but the text states 18"
+        )
+    )
 
 
 def test_an_edited_kernel_is_reloaded_by_the_next_build(mini_course):
@@ -152,12 +200,16 @@ def computes_then_refuses(course, good: str, shown: str, bad: str, refusal: str)
 
 def test_a_course_without_a_package_computes_with_math_and_names_no_module(mini_course):
     import shutil
+
     shutil.rmtree(mini_course / "kernels")
-    computes_then_refuses(mini_course, "math.sqrt(2) | .3f | = 1.414", "1.414", "kda.TILE", "unknown name 'kda' in {calc}")
+    computes_then_refuses(
+        mini_course, "math.sqrt(2) | .3f | = 1.414", "1.414", "kda.TILE", "unknown name 'kda' in {calc}"
+    )
 
 
 def test_calc_sees_every_public_module_of_a_package_named_in_course_yaml(mini_course):
     import shutil
+
     shutil.rmtree(mini_course / "kernels")
     (mini_course / "tides").mkdir()
     (mini_course / "tides" / "__init__.py").write_text("")  # imports none of its modules
@@ -165,8 +217,9 @@ def test_calc_sees_every_public_module_of_a_package_named_in_course_yaml(mini_co
     (mini_course / "tides" / "_private.py").write_text("SECRET = 1\n")
     config = mini_course / "course.yaml"
     config.write_text(config.read_text() + "python:\n  package: tides\n")
-    computes_then_refuses(mini_course, "moon.PERIOD_HOURS * 2 | .2f | = 24.84", "24.84",
-                          "_private.SECRET", "unknown name '_private'")
+    computes_then_refuses(
+        mini_course, "moon.PERIOD_HOURS * 2 | .2f | = 24.84", "24.84", "_private.SECRET", "unknown name '_private'"
+    )
 
 
 def test_an_unknown_role_is_an_error_listing_the_known_ones(mini_course):
@@ -184,5 +237,10 @@ def test_kernels_that_do_not_import_are_reported_at_the_role(mini_course):
     put(mini_course, "Tile {calc}`kda.TILE`.")
     with pytest.raises(ContentError) as caught:
         build_site(mini_course)
-    assert caught.value.problems[0].format().startswith(
-        "lessons/02-second.md:12:6: kernels/ cannot be imported: SyntaxError: invalid syntax (sizes.py, line 1)")
+    assert (
+        caught.value.problems[0]
+        .format()
+        .startswith(
+            "lessons/02-second.md:12:6: kernels/ cannot be imported: SyntaxError: invalid syntax (sizes.py, line 1)"
+        )
+    )

@@ -1,4 +1,5 @@
 """A course's own extensions (course.yaml `extensions:`), extra callout kinds and extra CSP sources."""
+
 from __future__ import annotations
 
 import html
@@ -6,10 +7,10 @@ import re
 import shutil
 
 import pytest
-
 from helpers import FIXTURES, run_cli
-from coursegen.errors import ContentError
+
 from coursegen.cache import BuildCache
+from coursegen.errors import ContentError
 from coursegen.pipeline import build_site
 
 EXTENSION = '''"""A course extension: a {kbd} role, per-build data, a check, a file and a CSP source."""
@@ -78,21 +79,31 @@ def test_an_extension_file_or_module_of_the_course_uses_every_hook(course, entry
 
 
 def test_an_extension_that_defines_only_one_hook_is_fine(course):
-    (course / "only_files.py").write_text("def add_files(course, root, assets, problems):\n"
-                                          "    assets.files['hello.txt'] = b'hi'\n")
+    (course / "only_files.py").write_text(
+        "def add_files(course, root, assets, problems):\n    assets.files['hello.txt'] = b'hi'\n"
+    )
     configure(course, "extensions: [only_files]\n")
     assert build_site(course).outputs["hello.txt"] == b"hi"
 
 
-@pytest.mark.parametrize("source, expected", [
-    (None, "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: FileNotFoundError"),
-    ("import nowhere_to_be_found\n", "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: "
-                                     "ModuleNotFoundError"),
-    ("def check(course, root, problems):\n    return 1 / 0\n",
-     "extensions/none.py:2: extension 'none' failed in check: ZeroDivisionError: division by zero"),
-    ("def install(md):\n\n    raise ValueError('no syntax today')\n",
-     "extensions/none.py:3: extension 'none' failed in install: ValueError: no syntax today"),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        (None, "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: FileNotFoundError"),
+        (
+            "import nowhere_to_be_found\n",
+            "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: ModuleNotFoundError",
+        ),
+        (
+            "def check(course, root, problems):\n    return 1 / 0\n",
+            "extensions/none.py:2: extension 'none' failed in check: ZeroDivisionError: division by zero",
+        ),
+        (
+            "def install(md):\n\n    raise ValueError('no syntax today')\n",
+            "extensions/none.py:3: extension 'none' failed in install: ValueError: no syntax today",
+        ),
+    ],
+)
 def test_a_broken_extension_is_a_located_problem(course, capsys, source, expected):
     if source is not None:
         (course / "extensions").mkdir()
@@ -108,7 +119,9 @@ def test_extra_callouts_from_course_yaml(course):
     configure(course, "callouts:\n  warning: Watch out\n  tip:\n")
     put(course, "::: warning\nHot.\n:::\n\n::: tip Try this\nCold.\n:::\n")
     page = build_site(course).outputs["second.html"].decode()
-    assert '<aside class="callout callout-warning" aria-label="Watch out">\n<p class="callout-title">Watch out</p>' in page
+    assert (
+        '<aside class="callout callout-warning" aria-label="Watch out">\n<p class="callout-title">Watch out</p>' in page
+    )
     assert '<aside class="callout callout-tip" aria-label="Try this">' in page
 
 
@@ -128,19 +141,24 @@ def test_declaring_a_callout_during_serve_parses_the_pages_again(course):
 
 
 def test_csp_sources_from_course_yaml_widen_only_their_directive(course):
-    configure(course, "csp:\n  img-src: [https://images.example.org]\n  media-src: [https://video.example.org/clips/]\n")
+    configure(
+        course, "csp:\n  img-src: [https://images.example.org]\n  media-src: [https://video.example.org/clips/]\n"
+    )
     page = build_site(course).outputs["first.html"].decode()
     assert "img-src 'self' data: https://images.example.org;" in policy(page)
     assert policy(page).endswith("media-src 'self' https://video.example.org/clips/")
     assert "script-src 'self' 'sha256-" in policy(page) and "images" not in policy(page).split("img-src")[0]
 
 
-@pytest.mark.parametrize("settings, message", [
-    ("csp:\n  img-sorc: [https://a.example]\n", "unknown CSP directive 'img-sorc'"),
-    ("csp:\n  img-src: [\"'unsafe-inline'\"]\n", "CSP img-src source \"'unsafe-inline'\" is not an allowed source"),
-    ("csp:\n  script-src: [https://a.example; object-src *]\n", "is not an allowed source"),
-    ("callouts: [Warning!]\n", "callout 'Warning!' must be a lowercase name"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ("csp:\n  img-sorc: [https://a.example]\n", "unknown CSP directive 'img-sorc'"),
+        ("csp:\n  img-src: [\"'unsafe-inline'\"]\n", "CSP img-src source \"'unsafe-inline'\" is not an allowed source"),
+        ("csp:\n  script-src: [https://a.example; object-src *]\n", "is not an allowed source"),
+        ("callouts: [Warning!]\n", "callout 'Warning!' must be a lowercase name"),
+    ],
+)
 def test_bad_csp_and_callout_settings_are_errors_at_their_line(course, capsys, settings, message):
     configure(course, settings)
     line = len((course / "course.yaml").read_text().splitlines())
@@ -149,9 +167,11 @@ def test_bad_csp_and_callout_settings_are_errors_at_their_line(course, capsys, s
     assert int(err.split(":")[1]) in (line, line - 1)
 
 
-MEDIA = ('![A chart](https://images.example.org/chart.png)\n\n'
-         '<video src="https://video.example.org/clips/tide.mp4" poster="https://images.example.org/p.png"></video>\n\n'
-         '<iframe src="https://maps.example.net/embed"></iframe>\n')
+MEDIA = (
+    "![A chart](https://images.example.org/chart.png)\n\n"
+    '<video src="https://video.example.org/clips/tide.mp4" poster="https://images.example.org/p.png"></video>\n\n'
+    '<iframe src="https://maps.example.net/embed"></iframe>\n'
+)
 
 
 def test_check_warns_about_every_resource_the_policy_would_block(course, capsys):
@@ -164,31 +184,39 @@ def test_check_warns_about_every_resource_the_policy_would_block(course, capsys)
         f"{lesson}:12: warning: the browser will block https://images.example.org/chart.png: the page's img-src does not allow it",
         f"{lesson}:14: warning: the browser will block https://video.example.org/clips/tide.mp4: the page's default-src does not allow it",
         f"{lesson}:14: warning: the browser will block https://images.example.org/p.png: the page's img-src does not allow it",
-        f"{lesson}:16: warning: the browser will block https://maps.example.net/embed: the page's default-src does not allow it"]
+        f"{lesson}:16: warning: the browser will block https://maps.example.net/embed: the page's default-src does not allow it",
+    ]
     assert "csp: {img-src: [https://images.example.org]}" in err
     assert run_cli(capsys, "--root", course, "check", "--strict")[0] == 1
 
 
 def test_sources_allowed_in_course_yaml_silence_the_warnings(course, capsys):
     put(course, MEDIA)
-    configure(course, "csp:\n  img-src: [https://images.example.org]\n  media-src: [https://video.example.org/clips/]\n"
-                      "  frame-src: [https://maps.example.net/embed]\n")
+    configure(
+        course,
+        "csp:\n  img-src: [https://images.example.org]\n  media-src: [https://video.example.org/clips/]\n"
+        "  frame-src: [https://maps.example.net/embed]\n",
+    )
     status, _, err = run_cli(capsys, "--root", course, "check", "--strict")
     assert status == 0 and err == "", err
 
 
-@pytest.mark.parametrize("url, sources, allowed", [
-    ("img/a.png", ["'self'"], True),
-    ("https://a.example/x.png", ["'self'"], False),
-    ("https://a.example/x.png", ["https:"], True),
-    ("https://cdn.a.example/x.png", ["https://*.a.example"], True),
-    ("https://a.example/media/x.png", ["https://a.example/media/"], True),
-    ("https://a.example/other/x.png", ["https://a.example/media/"], False),
-    ("http://a.example/x.png", ["https://a.example"], False),
-    ("data:image/png;base64,AAAA", ["'self'", "data:"], True),
-])
+@pytest.mark.parametrize(
+    "url, sources, allowed",
+    [
+        ("img/a.png", ["'self'"], True),
+        ("https://a.example/x.png", ["'self'"], False),
+        ("https://a.example/x.png", ["https:"], True),
+        ("https://cdn.a.example/x.png", ["https://*.a.example"], True),
+        ("https://a.example/media/x.png", ["https://a.example/media/"], True),
+        ("https://a.example/other/x.png", ["https://a.example/media/"], False),
+        ("http://a.example/x.png", ["https://a.example"], False),
+        ("data:image/png;base64,AAAA", ["'self'", "data:"], True),
+    ],
+)
 def test_source_matching(url, sources, allowed):
     from coursegen.features.csp import allowed_by
+
     assert allowed_by(url, sources) is allowed
 
 
@@ -196,7 +224,8 @@ def test_a_role_of_an_extension_that_raises_while_a_page_is_parsed_is_a_problem_
     (course / "extensions").mkdir()
     (course / "extensions" / "shout.py").write_text(
         "from coursegen.stages.roles import register_role\n\n\ndef install(md):\n"
-        "    register_role(md, 'shout', lambda token, env, line: token.content.upper() + 1)\n")
+        "    register_role(md, 'shout', lambda token, env, line: token.content.upper() + 1)\n"
+    )
     configure(course, "extensions: [extensions/shout.py]\n")
     put(course, "Say {shout}`hello`.")
     status, _, err = run_cli(capsys, "--root", course, "build")

@@ -1,4 +1,5 @@
 """Incremental builds: a warm BuildCache redoes little, and its output always equals a full build."""
+
 from __future__ import annotations
 
 import os
@@ -7,8 +8,8 @@ import re
 
 import pytest
 
-from coursegen.errors import ContentError
 from coursegen.cache import BuildCache
+from coursegen.errors import ContentError
 from coursegen.pipeline import BuildOptions, build_site
 
 
@@ -37,8 +38,12 @@ def lessons(root):
 
 EDITS = {
     "append a paragraph": lambda root, rng: append(rng.choice(lessons(root)), f"\nAn added line {rng.random()}.\n"),
-    "retitle a lesson": lambda root, rng: replace(rng.choice(lessons(root)), "title: ", f"title: Re{rng.randint(0, 99)} "),
-    "add a heading": lambda root, rng: append(rng.choice(lessons(root)), f"\n## Added heading {rng.randint(0, 9)}\n\nText.\n"),
+    "retitle a lesson": lambda root, rng: replace(
+        rng.choice(lessons(root)), "title: ", f"title: Re{rng.randint(0, 99)} "
+    ),
+    "add a heading": lambda root, rng: append(
+        rng.choice(lessons(root)), f"\n## Added heading {rng.randint(0, 9)}\n\nText.\n"
+    ),
     "break then keep a link": lambda root, rng: append(rng.choice(lessons(root)), "\nSee [nothing](99-none.md).\n"),
     "edit a template": lambda root, rng: append(root / "templates" / "lesson.html", "{# edited #}\n"),
     "edit the stylesheet": lambda root, rng: append(root / "templates" / "assets" / "style.css", "\n/* edited */\n"),
@@ -134,15 +139,16 @@ def test_asset_urls_are_filled_in_after_rendering(mini_course):
 
 
 def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
-    from coursegen.stages.assets import Assets
-    from coursegen.stages.config import load_config
     from coursegen.errors import Problems
     from coursegen.memo import Changes, Memo
-    from coursegen.stages.link import link_course
-    from coursegen.stages.parse import ParseContext, parse_pages, parser
     from coursegen.pipeline import EXTENSIONS, prepare_extensions
-    from coursegen.stages.render import RenderOptions, render_site
+    from coursegen.stages.assets import Assets
+    from coursegen.stages.config import load_config
+    from coursegen.stages.link import link_course
     from coursegen.stages.load import load_sources
+    from coursegen.stages.parse import ParseContext, parse_pages, parser
+    from coursegen.stages.render import RenderOptions, render_site
+
     root, problems, memo = sample_course, Problems(), Memo()
     config, sources = load_config(root, problems), load_sources(root, problems)
     ctx = ParseContext(root, {s.path: s.slug for s in sources}, prepare_extensions(root, config, problems))
@@ -161,9 +167,12 @@ def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
 
 def test_parsing_in_worker_processes_gives_the_same_site(tmp_path):
     import sys
+
     from helpers import REPO
+
     sys.path.insert(0, str(REPO / "benchmarks"))
     from generated_course import copy_engine_parts, write_course
+
     root = write_course(tmp_path / "gen", count=30)
     copy_engine_parts(REPO, root)
     serial = build_site(root, BuildOptions(jobs=1), BuildCache()).outputs
@@ -205,18 +214,26 @@ def test_a_missing_front_matter_template_is_found_once_it_is_written(mini_course
     lesson = mini_course / "lessons" / "02-second.md"
     replace(lesson, "title: Second lesson", "title: Second lesson\ntemplate: wide.html")
     cache.forget([lesson])
-    assert outcome(mini_course, cache)[1][0].startswith("lessons/02-second.md:3: template 'wide.html' is in neither templates/ nor the theme")
+    assert outcome(mini_course, cache)[1][0].startswith(
+        "lessons/02-second.md:3: template 'wide.html' is in neither templates/ nor the theme"
+    )
     (mini_course / "templates" / "wide.html").write_text((mini_course / "templates" / "lesson.html").read_text())
     assert outcome(mini_course, cache) == outcome(mini_course)
 
 
 # ---- serve's rebuilds: the watcher names what changed, and nothing else is looked at again ----
 
+
 def snapshot(root):
     """Return {course path: bytes} of every file a build may read (the site and caches left out)."""
-    return {f.relative_to(root).as_posix(): f.read_bytes() for f in sorted(root.rglob("*"))
-            if f.is_file() and not f.is_symlink() and f.relative_to(root).parts[0] not in ("site", ".coursegen-cache", "node_modules")
-            and "__pycache__" not in f.parts}
+    return {
+        f.relative_to(root).as_posix(): f.read_bytes()
+        for f in sorted(root.rglob("*"))
+        if f.is_file()
+        and not f.is_symlink()
+        and f.relative_to(root).parts[0] not in ("site", ".coursegen-cache", "node_modules")
+        and "__pycache__" not in f.parts
+    }
 
 
 def toggle(file, one, other):
@@ -228,18 +245,24 @@ def toggle(file, one, other):
 FIRST_UNIT, SECOND_UNIT = "  - slug: first\n    part: Part one\n", "  - slug: second\n    part: Part one\n"
 WATCHED_EDITS = {
     **EDITS,
-    "rename an anchor others link to": lambda root, rng: toggle(root / "lessons" / "02-second.md",
-                                                                "## Details", "## Fine details"),
-    "link to an anchor": lambda root, rng: append(root / "reviews" / "03-check.md",
-                                                  "\nSee [the details](../lessons/02-second.md#details).\n"),
-    "swap two units in course.yaml": lambda root, rng: toggle(root / "course.yaml", FIRST_UNIT + SECOND_UNIT,
-                                                              SECOND_UNIT + FIRST_UNIT),
+    "rename an anchor others link to": lambda root, rng: toggle(
+        root / "lessons" / "02-second.md", "## Details", "## Fine details"
+    ),
+    "link to an anchor": lambda root, rng: append(
+        root / "reviews" / "03-check.md", "\nSee [the details](../lessons/02-second.md#details).\n"
+    ),
+    "swap two units in course.yaml": lambda root, rng: toggle(
+        root / "course.yaml", FIRST_UNIT + SECOND_UNIT, SECOND_UNIT + FIRST_UNIT
+    ),
     "add a widget": lambda root, rng: append(root / "lessons" / "02-second.md", "\n```widget overflow-slider\n```\n"),
-    "edit a widget spec": lambda root, rng: toggle(root / "widgets" / "overflow-slider" / "spec.yaml",
-                                                   "default: -5\n", "default: -6\n"),
+    "edit a widget spec": lambda root, rng: toggle(
+        root / "widgets" / "overflow-slider" / "spec.yaml", "default: -5\n", "default: -6\n"
+    ),
     "add or remove a draft": lambda root, rng: (
-        (root / "lessons" / "05-extra.md").unlink() if (root / "lessons" / "05-extra.md").exists()
-        else (root / "lessons" / "05-extra.md").write_text("---\ntitle: Extra\ndraft: true\n---\n\nText.\n")),
+        (root / "lessons" / "05-extra.md").unlink()
+        if (root / "lessons" / "05-extra.md").exists()
+        else (root / "lessons" / "05-extra.md").write_text("---\ntitle: Extra\ndraft: true\n---\n\nText.\n")
+    ),
 }
 
 
@@ -251,7 +274,9 @@ def undo_anchor_links(root):
 def watched_build(root, cache, before):
     """Tell the cache what changed since `before` (as serve's watcher does), build, return the outcome."""
     after = snapshot(root)
-    cache.note_changes(root, sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path)))
+    cache.note_changes(
+        root, sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+    )
     return outcome(root, cache), after
 
 
@@ -277,19 +302,25 @@ def test_watched_rebuilds_equal_full_builds_over_random_edits(mini_course, seed)
 
 def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monkeypatch):
     import coursegen.stages.load
+
     cache = BuildCache()
     build_site(mini_course, cache=cache)
     cache.trust_watcher()
     build_site(mini_course, cache=cache)  # the look at everything after the watches are in place
     read, looked = [], []
     real_read, real_stat, real_scandir = coursegen.stages.load.read_text, os.stat, os.scandir
-    monkeypatch.setattr(coursegen.stages.load, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest))
+    monkeypatch.setattr(
+        coursegen.stages.load, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest)
+    )
+
     def stat(path, *args, **kwargs):
         looked.append(str(path))
         return real_stat(path, *args, **kwargs)
+
     def scandir(path="."):
         looked.append(str(path))
         return real_scandir(path)
+
     monkeypatch.setattr(os, "stat", stat)
     monkeypatch.setattr(os, "scandir", scandir)
     lesson = mini_course / "lessons" / "02-second.md"

@@ -1,11 +1,12 @@
 """`coursegen init`: a new course of any subject, its own Python package (any name, or none), `new` in it."""
+
 from __future__ import annotations
 
 import shutil
 
 import pytest
-
 from helpers import read_yaml, run_cli
+
 from coursegen import __version__
 from coursegen.pipeline import build_site
 
@@ -21,26 +22,35 @@ def new_course(tmp_path, capsys):
 
 def test_init_writes_a_course_that_builds_and_passes_check_strict(new_course, capsys):
     files = sorted(p.relative_to(new_course).as_posix() for p in new_course.rglob("*") if p.is_file())
-    assert files == [".github/workflows/pages.yml", ".gitignore", "course.yaml", "kernels/__init__.py",
-                     "kernels/growth.py", "lessons/01-welcome.md", "reviews/02-practice.md",
-                     "widgets/growth-steps/result.html", "widgets/growth-steps/spec.yaml",
-                     "widgets/growth-steps/style.css", "widgets/growth-steps/view.js",
-                     "widgets/growth-steps/widget.py"]
+    assert files == [
+        ".github/workflows/pages.yml",
+        ".gitignore",
+        "course.yaml",
+        "kernels/__init__.py",
+        "kernels/growth.py",
+        "lessons/01-welcome.md",
+        "reviews/02-practice.md",
+        "widgets/growth-steps/result.html",
+        "widgets/growth-steps/spec.yaml",
+        "widgets/growth-steps/style.css",
+        "widgets/growth-steps/view.js",
+        "widgets/growth-steps/widget.py",
+    ]
     assert read_yaml((new_course / "course.yaml").read_text())["title"] == "Tides: a first course"
-    status, out, err = run_cli(capsys, "--root", new_course, "check", "--strict")
+    status, _, err = run_cli(capsys, "--root", new_course, "check", "--strict")
     assert status == 0 and err == "", err
-    status, out, err = run_cli(capsys, "--root", new_course, "build", "--strict")
+    status, _out, err = run_cli(capsys, "--root", new_course, "build", "--strict")
     assert status == 0, err
     page = (new_course / "site" / "welcome.html").read_text()
     assert '<span class="calc" data-calc="growth.doubling_steps(5)">15</span>' in page
-    assert 'data-widget="growth-steps"' in page and "<dd data-out=\"amount_text\">162.89</dd>" in page
+    assert 'data-widget="growth-steps"' in page and '<dd data-out="amount_text">162.89</dd>' in page
     assert (new_course / "site" / "practice.html").is_file()
 
 
 def test_init_refuses_to_overwrite_a_course(new_course, capsys):
     lesson = new_course / "lessons" / "01-welcome.md"
     lesson.write_text("mine")
-    status, out, err = run_cli(capsys, "init", new_course)
+    status, _out, err = run_cli(capsys, "init", new_course)
     assert status == 1 and "a course already exists here" in err and "Traceback" not in err
     assert lesson.read_text() == "mine"
 
@@ -56,7 +66,7 @@ def test_init_refuses_a_folder_holding_a_file_it_would_write(tmp_path, capsys):
 def test_init_without_a_folder_uses_the_root_and_titles_the_course_from_its_name(tmp_path, capsys):
     folder = tmp_path / "ocean-waves"
     folder.mkdir()
-    status, out, err = run_cli(capsys, "--root", folder, "init")
+    status, _out, err = run_cli(capsys, "--root", folder, "init")
     assert status == 0, err
     assert read_yaml((folder / "course.yaml").read_text())["title"] == "Ocean waves"
 
@@ -89,10 +99,12 @@ def test_new_lesson_and_review_work_in_a_course_with_no_units_yet(tmp_path, caps
     (tmp_path / "course.yaml").write_text("title: Knots\nunits:\n")
     assert run_cli(capsys, "--root", tmp_path, "new", "lesson", "The overhand knot")[0] == 0
     assert run_cli(capsys, "--root", tmp_path, "new", "review", "Knots so far")[0] == 0
-    status, out, err = run_cli(capsys, "--root", tmp_path, "check", "--strict")
+    status, _out, err = run_cli(capsys, "--root", tmp_path, "check", "--strict")
     assert status == 0 and err == "", err
     assert read_yaml((tmp_path / "course.yaml").read_text())["units"] == [
-        {"slug": "the-overhand-knot"}, {"slug": "knots-so-far"}]
+        {"slug": "the-overhand-knot"},
+        {"slug": "knots-so-far"},
+    ]
 
 
 def test_a_new_lesson_in_a_new_course_passes_check_strict(new_course, capsys):
@@ -106,38 +118,49 @@ def test_a_new_lesson_in_a_new_course_passes_check_strict(new_course, capsys):
 def test_a_course_with_no_python_package_at_all(new_course, capsys):
     shutil.rmtree(new_course / "kernels")
     widget = new_course / "widgets" / "growth-steps" / "widget.py"
-    widget.write_text("import math\n\n\ndef run(rate, steps):\n"
-                      "    amount = 100 * (1 + rate / 100) ** steps\n"
-                      "    return {'amount_text': f'{amount:.2f}',\n"
-                      "            'doubling': math.ceil(math.log(2) / math.log1p(rate / 100))}\n")
+    widget.write_text(
+        "import math\n\n\ndef run(rate, steps):\n"
+        "    amount = 100 * (1 + rate / 100) ** steps\n"
+        "    return {'amount_text': f'{amount:.2f}',\n"
+        "            'doubling': math.ceil(math.log(2) / math.log1p(rate / 100))}\n"
+    )
     lesson = new_course / "lessons" / "01-welcome.md"
-    lesson.write_text(lesson.read_text().replace("growth.doubling_steps(5) | = 15",
-                                                 "math.ceil(math.log(2) / math.log1p(0.05)) | = 15"))
+    lesson.write_text(
+        lesson.read_text().replace(
+            "growth.doubling_steps(5) | = 15", "math.ceil(math.log(2) / math.log1p(0.05)) | = 15"
+        )
+    )
     status, _, err = run_cli(capsys, "--root", new_course, "build", "--strict")
     assert status == 0, err
     page = (new_course / "site" / "welcome.html").read_text()
-    assert "<dd data-out=\"amount_text\">162.89</dd>" in page and ">15</span>" in page
+    assert '<dd data-out="amount_text">162.89</dd>' in page and ">15</span>" in page
     assert "It calls the course's" not in page
     runtime = page.split("data-widget-runtime>", 1)[1].split("</script>", 1)[0]
     assert read_yaml(runtime)["wheel"] == "" and not any(
-        p.parts[0] == "py" for p in (new_course / "site").rglob("*.whl"))
+        p.parts[0] == "py" for p in (new_course / "site").rglob("*.whl")
+    )
 
 
 def test_a_widget_backed_by_a_package_of_another_name(new_course, capsys):
     (new_course / "kernels").rename(new_course / "tidal")
-    (new_course / "tidal" / "moon.py").write_text("PERIOD_HOURS = 12.42\n\n\ndef highs(days):\n"
-                                                   "    return int(days * 24 // PERIOD_HOURS)\n")
+    (new_course / "tidal" / "moon.py").write_text(
+        "PERIOD_HOURS = 12.42\n\n\ndef highs(days):\n    return int(days * 24 // PERIOD_HOURS)\n"
+    )
     config = new_course / "course.yaml"
     config.write_text(config.read_text() + "python:\n  package: tidal\n")
     widget = new_course / "widgets" / "growth-steps"
-    (widget / "widget.py").write_text((widget / "widget.py").read_text().replace("from kernels import", "from tidal import"))
-    (widget / "spec.yaml").write_text((widget / "spec.yaml").read_text().replace("# packages: [numpy]", "packages: [numpy]"))
+    (widget / "widget.py").write_text(
+        (widget / "widget.py").read_text().replace("from kernels import", "from tidal import")
+    )
+    (widget / "spec.yaml").write_text(
+        (widget / "spec.yaml").read_text().replace("# packages: [numpy]", "packages: [numpy]")
+    )
     lesson = new_course / "lessons" / "01-welcome.md"
     lesson.write_text(lesson.read_text() + "\nIn ten days: {calc}`moon.highs(10) | = 19` high tides.\n")
     outputs = build_site(new_course).outputs
     page = outputs["welcome.html"].decode()
     assert '<span class="calc" data-calc="moon.highs(10)">19</span>' in page
-    assert "<dd data-out=\"amount_text\">162.89</dd>" in page and "the course's <code>tidal</code> package" in page
+    assert '<dd data-out="amount_text">162.89</dd>' in page and "the course's <code>tidal</code> package" in page
     runtime = read_yaml(page.split("data-widget-runtime>", 1)[1].split("</script>", 1)[0])
     assert runtime["module"] == "tidal" and runtime["packages"] == ["numpy"]
     assert runtime["wheel"].endswith("/tidal-0.1.0-py3-none-any.whl") and runtime["wheel"] in outputs
@@ -147,6 +170,7 @@ def test_a_widget_spec_lists_pyodide_package_names(new_course):
     spec = new_course / "widgets" / "growth-steps" / "spec.yaml"
     spec.write_text(spec.read_text().replace("# packages: [numpy]", "packages: [numpy, 3]"))
     from coursegen.errors import ContentError
+
     with pytest.raises(ContentError, match="'packages' must list Pyodide package names"):
         build_site(new_course)
 
@@ -157,4 +181,5 @@ def test_a_package_name_that_python_cannot_import_is_an_error_at_its_line(new_co
     line = config.read_text().splitlines().index("  package: my-kernels") + 1
     status, _, err = run_cli(capsys, "--root", new_course, "check")
     assert status == 1 and err.startswith(
-        f"course.yaml:{line}: python package must be a Python name such as 'kernels', found 'my-kernels'"), err
+        f"course.yaml:{line}: python package must be a Python name such as 'kernels', found 'my-kernels'"
+    ), err

@@ -1,4 +1,5 @@
 """The build's memo: bounded per kind, the only cache that outlives a build, cold in a fresh BuildCache."""
+
 from __future__ import annotations
 
 import re
@@ -28,9 +29,11 @@ def test_each_kind_keeps_its_most_recently_used_entries_up_to_its_size():
 
 def test_helpers_reach_the_memo_of_the_build_in_progress_and_compute_outside_one():
     calls = []
+
     def compute():
         calls.append(1)
         return len(calls)
+
     assert memoized("kind", "key", compute) == 1 and memoized("kind", "key", compute) == 2  # no build: computed
     memo = Memo()
     with building(memo):
@@ -47,6 +50,7 @@ def test_helpers_reach_the_memo_of_the_build_in_progress_and_compute_outside_one
 def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeypatch):
     import coursegen.stages.assets as assets
     import coursegen.stages.parse as parse
+
     made, real_assets, converted = [], assets._theme_assets, []
     monkeypatch.setattr(assets, "_theme_assets", lambda stamps: made.append(1) or real_assets(stamps))
     lesson = mini_course / "lessons" / "02-second.md"
@@ -65,8 +69,11 @@ def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeyp
 
 def test_no_module_of_the_build_keeps_a_cache_of_its_own():
     """Every build-process cache is in the memo: functools caches outlive a BuildCache, so none is left."""
-    found = [f"{file.relative_to(ENGINE)}:{number}" for file in sorted(ENGINE.rglob("*.py"))
-             if "skeletons" not in file.parts
-             for number, line in enumerate(file.read_text().splitlines(), 1)
-             if re.search(r"\b(lru_cache|functools\.cache|@cache)\b", line)]
+    found = [
+        f"{file.relative_to(ENGINE)}:{number}"
+        for file in sorted(ENGINE.rglob("*.py"))
+        if "skeletons" not in file.parts
+        for number, line in enumerate(file.read_text().splitlines(), 1)
+        if re.search(r"\b(lru_cache|functools\.cache|@cache)\b", line)
+    ]
     assert found == []

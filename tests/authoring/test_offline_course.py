@@ -1,5 +1,6 @@
 """`build --offline` in a course repository (no package.json of this repository): told how to get
 Pyodide, and self-hosting it from the course's own node_modules/ once it is there."""
+
 from __future__ import annotations
 
 import json

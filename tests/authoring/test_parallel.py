@@ -1,4 +1,5 @@
 """The process-pool map: the same results as a plain loop, whatever the workers do."""
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,7 @@ def test_jobs_1_small_batches_and_other_threads_keep_the_work_in_this_process(mo
     real_pool = parallel.ProcessPoolExecutor
     monkeypatch.setattr(parallel, "ProcessPoolExecutor", lambda *a, **k: started.append(1) or real_pool(*a, **k))
     assert {pid for pid in parallel_map(lambda n: os.getpid(), ITEMS, jobs=1)} == {parent}
-    assert {pid for pid in parallel_map(lambda n: os.getpid(), ITEMS[:MIN_ITEMS - 1], jobs=2)} == {parent}
+    assert {pid for pid in parallel_map(lambda n: os.getpid(), ITEMS[: MIN_ITEMS - 1], jobs=2)} == {parent}
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)  # as in `serve`: a fork could inherit a lock it holds
     other.start()
@@ -65,8 +66,9 @@ def test_chunks_cover_every_item_once_and_shrink_as_the_two_ends_meet():
             covered = sorted(i for taken in theirs + split.mine for i in taken)
             assert covered == list(range(count))
             assert max(len(taken) for taken in theirs + split.mine) <= parallel.CHUNK
-            assert len(theirs[0]) == max(parallel.LEAST_HANDED_OUT,
-                                         min(parallel.CHUNK, count // (jobs * parallel.CHUNKS_PER_JOB)))
+            assert len(theirs[0]) == max(
+                parallel.LEAST_HANDED_OUT, min(parallel.CHUNK, count // (jobs * parallel.CHUNKS_PER_JOB))
+            )
             for side in (theirs, split.mine):
                 assert [len(t) for t in side] == sorted((len(t) for t in side), reverse=True)
             assert len(split.mine[-1]) == 1 and min(len(t) for t in theirs[:-1]) >= parallel.LEAST_HANDED_OUT
@@ -82,12 +84,13 @@ def test_what_a_failing_worker_took_is_redone_here():
             raise RuntimeError("only the workers fail")
         done_where.append(n)  # this process's own list: what the workers did never shows here
         return n + 1
+
     assert parallel_map(fragile, ITEMS, jobs=3) == [n + 1 for n in ITEMS]
     assert sorted(done_where) == ITEMS  # every item, the workers' included, was done here once
 
 
 def test_results_that_cannot_be_pickled_are_redone_here():
-    results = parallel_map(lambda n: (lambda: n), ITEMS, jobs=2)  # a lambda cannot cross to this process
+    results = parallel_map(lambda n: lambda: n, ITEMS, jobs=2)  # a lambda cannot cross to this process
     assert [make() for make in results] == ITEMS
 
 
@@ -97,6 +100,7 @@ def test_an_error_in_the_work_itself_surfaces_from_this_process():
         if n == 5:  # a worker takes it (the front of the list), the error is raised here
             raise ValueError("item is bad")
         return n
+
     with pytest.raises(ValueError, match="item is bad"):
         parallel_map(broken, ITEMS, jobs=2)
 
@@ -104,10 +108,17 @@ def test_an_error_in_the_work_itself_surfaces_from_this_process():
 def test_text_printed_before_the_split_is_printed_once():
     """The workers inherit this process's output buffer: it must be empty when they fork
     (multiprocessing flushes it; a hand-made fork would print the text twice)."""
-    script = ("import sys, time; from coursegen.parallel import parallel_map; sys.stdout.write('before'); "
-              "parallel_map(lambda n: time.sleep(0.002), list(range(96)), jobs=2)")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2])
+    script = (
+        "import sys, time; from coursegen.parallel import parallel_map; sys.stdout.write('before'); "
+        "parallel_map(lambda n: time.sleep(0.002), list(range(96)), jobs=2)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert out.stdout == "before"
 
 
@@ -115,7 +126,7 @@ def test_meanwhile_runs_here_once_and_only_when_the_work_is_split():
     ran = []
     parallel_map(slowly, ITEMS, jobs=2, meanwhile=lambda: ran.append(os.getpid()))
     assert ran == [os.getpid()]
-    parallel_map(slowly, ITEMS[:MIN_ITEMS - 1], jobs=2, meanwhile=lambda: ran.append("serial"))
+    parallel_map(slowly, ITEMS[: MIN_ITEMS - 1], jobs=2, meanwhile=lambda: ran.append("serial"))
     parallel_map(slowly, ITEMS, jobs=1, meanwhile=lambda: ran.append("one job"))
     assert ran == [os.getpid()]
 
@@ -124,6 +135,7 @@ def test_megabytes_of_results_cross_intact():
     def bulky(n):
         time.sleep(0.002)
         return str(n) * 100_000, os.getpid()  # a few hundred kB each: many pipe-fulls in all
+
     results = parallel_map(bulky, ITEMS, jobs=2)
     assert [text for text, _ in results] == [str(n) * 100_000 for n in ITEMS]
     assert len({pid for _, pid in results}) == 2
@@ -137,13 +149,16 @@ def test_a_worker_that_dies_without_a_word_has_its_items_redone_here():
         if os.getpid() != parent and n >= 10:
             os._exit(3)  # no exception, no message: the pool breaks
         return -n
+
     assert parallel_map(mortal, ITEMS, jobs=3) == [-n for n in ITEMS]
 
 
 def test_jobs_on_the_command_line_reaches_the_pool_and_1_makes_none(tmp_path, capsys, monkeypatch):
     from helpers import REPO, run_cli
+
     sys.path.insert(0, str(REPO / "benchmarks"))
     from generated_course import copy_engine_parts, write_course
+
     root = write_course(tmp_path / "gen", count=MIN_ITEMS + 6)
     copy_engine_parts(REPO, root)
     pools = []

@@ -1,13 +1,14 @@
 """`new lesson|review "Title"`: the next numbered source from a skeleton, listed in course.yaml."""
+
 from __future__ import annotations
 
 import difflib
 
 import pytest
-
 from helpers import run_cli
-from coursegen.pipeline import build_site
+
 from coursegen.authoring.scaffold import slugify
+from coursegen.pipeline import build_site
 
 
 def added_and_removed(before: str, after: str) -> tuple[list[str], list[str]]:
@@ -38,7 +39,7 @@ def test_new_lesson_for_an_upcoming_unit_takes_its_place(mini_course, capsys):
 
 
 def test_new_review_draws_its_questions_from_the_unit_before_it(mini_course, capsys):
-    status, out, err = run_cli(capsys, "--root", mini_course, "new", "review", "Review two")
+    status, _out, err = run_cli(capsys, "--root", mini_course, "new", "review", "Review two")
     assert status == 0, err
     text = (mini_course / "reviews" / "05-review-two.md").read_text()
     assert ":::: recall {lessons: [3]" in text and ":::: choice {lessons: [3]}" in text
@@ -48,17 +49,23 @@ def test_new_review_draws_its_questions_from_the_unit_before_it(mini_course, cap
 def test_the_skeletons_pass_check_with_no_warnings(mini_course, capsys):
     run_cli(capsys, "--root", mini_course, "new", "lesson", "A lesson")
     run_cli(capsys, "--root", mini_course, "new", "review", "A review")
-    status, out, err = run_cli(capsys, "--root", mini_course, "check", "--strict")
+    status, _out, err = run_cli(capsys, "--root", mini_course, "check", "--strict")
     assert status == 0, err
     page = build_site(mini_course).outputs["a-lesson.html"].decode()
     assert '<span class="calc" data-calc="math.sqrt(2)">1.414</span>' in page  # neutral: no course's names
 
 
-@pytest.mark.parametrize("args, message", [
-    (["lesson", "Second lesson", "--slug", "second"], "lessons/02-second.md:1: unit 'second' already has a source file"),
-    (["lesson", "!!!"], "course.yaml:1: cannot make a slug from '!!!'"),
-    (["lesson", "   "], "course.yaml:1: the new unit needs a title"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["lesson", "Second lesson", "--slug", "second"],
+            "lessons/02-second.md:1: unit 'second' already has a source file",
+        ),
+        (["lesson", "!!!"], "course.yaml:1: cannot make a slug from '!!!'"),
+        (["lesson", "   "], "course.yaml:1: the new unit needs a title"),
+    ],
+)
 def test_new_refuses_what_it_cannot_create(mini_course, capsys, args, message):
     before = (mini_course / "course.yaml").read_text()
     status, _, err = run_cli(capsys, "--root", mini_course, "new", *args)
@@ -73,8 +80,14 @@ def test_a_review_with_nothing_before_it_is_refused(tmp_path, capsys):
     assert not (tmp_path / "reviews").exists()
 
 
-@pytest.mark.parametrize("title, slug", [("Chunkwise KDA", "chunkwise-kda"), ("Café au lait, 2nd edition",
-                                          "cafe-au-lait-2nd-edition"), ("  Gated -- MLA!  ", "gated-mla")])
+@pytest.mark.parametrize(
+    "title, slug",
+    [
+        ("Chunkwise KDA", "chunkwise-kda"),
+        ("Café au lait, 2nd edition", "cafe-au-lait-2nd-edition"),
+        ("  Gated -- MLA!  ", "gated-mla"),
+    ],
+)
 def test_slugs_are_made_from_titles(title, slug):
     assert slugify(title) == slug
 

@@ -1,4 +1,5 @@
 """`serve` with a real server on a free port: rebuild on save, events to pages, errors that recover."""
+
 from __future__ import annotations
 
 import gzip
@@ -11,12 +12,12 @@ import time
 import urllib.request
 
 import pytest
-
 from helpers import REPO
-from coursegen.serve.livereload import DOM_PATH, EVENTS_PATH, SCRIPT_PATH
-from coursegen.theme.files import packaged_theme
+
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.serve.livereload import DOM_PATH, EVENTS_PATH, SCRIPT_PATH
 from coursegen.serve.server import LiveServer
+from coursegen.theme.files import packaged_theme
 
 
 class EventReader:
@@ -31,7 +32,7 @@ class EventReader:
             line = self.response.readline().decode()
             assert line, "the event stream ended"
             if line.startswith("data: "):
-                return json.loads(line[len("data: "):])
+                return json.loads(line[len("data: ") :])
 
     def next_after(self, serial: int) -> dict:
         """Return the first event newer than `serial`."""
@@ -71,7 +72,7 @@ def test_a_saved_edit_is_rebuilt_announced_and_served(live, mini_course):
 
 
 def test_an_edit_is_served_at_once_and_its_search_index_is_written_just_after(live, mini_course):
-    server, events = live
+    _server, events = live
     first = events.next()
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("Text.", "Zanzibarish words."))
@@ -84,8 +85,9 @@ def test_an_edit_is_served_at_once_and_its_search_index_is_written_just_after(li
     site = mini_course / "site"
     fragments = [gzip.decompress(file.read_bytes()) for file in (site / "pagefind" / "fragment").iterdir()]
     assert any(b"Zanzibarish" in fragment for fragment in fragments)
-    assert (site / "pagefind").exists() and build_site(mini_course).outputs["pagefind/pagefind-entry.json"] == \
-        (site / "pagefind" / "pagefind-entry.json").read_bytes()  # the same index a full build makes
+    assert (site / "pagefind").exists() and build_site(mini_course).outputs["pagefind/pagefind-entry.json"] == (
+        site / "pagefind" / "pagefind-entry.json"
+    ).read_bytes()  # the same index a full build makes
 
 
 def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live, mini_course):
@@ -121,8 +123,12 @@ def test_a_fifo_or_an_outside_link_made_while_serving_is_refused_and_its_removal
     outside = tmp_path / "secret.md"
     outside.write_text("---\ntitle: Secret\n---\n\nNot for the site.\n")
     lesson = mini_course / "lessons" / "02-second.md"
-    for number, (make, expected) in enumerate(((os.mkfifo, "is not a regular file (a FIFO, socket or device)"),
-                                               (lambda path: path.symlink_to(outside), "is outside the course"))):
+    for number, (make, expected) in enumerate(
+        (
+            (os.mkfifo, "is not a regular file (a FIFO, socket or device)"),
+            (lambda path: path.symlink_to(outside), "is outside the course"),
+        )
+    ):
         path = mini_course / "lessons" / "05-odd.md"
         make(path)
         refused = next_save(events, last["serial"])
@@ -148,8 +154,9 @@ def test_a_save_that_hangs_ends_in_an_error_and_the_next_save_still_rebuilds(liv
     lesson.write_text(good.replace("Text.", "Digits {calc}`math.factorial(10**9)`."))  # never finishes
     hung = events.next_after(first["serial"])
     assert hung["type"] == "error" and time.perf_counter() - started < 15  # the course's limit is 2 s
-    assert hung["problems"][0].startswith("lessons/02-second.md:12:8: {calc} 'math.factorial(10**9)' "
-                                          "did not finish within 2 s")
+    assert hung["problems"][0].startswith(
+        "lessons/02-second.md:12:8: {calc} 'math.factorial(10**9)' did not finish within 2 s"
+    )
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f`."))
     fixed = events.next_after(hung["serial"])
     assert fixed["type"] == "built" and "second.html" in fixed["changed"]
@@ -184,8 +191,9 @@ def test_the_reload_script_is_served_but_never_written_into_the_site(live, mini_
 
 def test_serve_builds_into_site_and_stops_cleanly_on_ctrl_c(mini_course):
     command = [sys.executable, str(REPO / "build.py"), "--root", str(mini_course), "serve", "--port", "0"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
     try:
         line = process.stdout.readline()
         assert line.startswith("serving ") and "http://127.0.0.1:" in line, line + process.stderr.read()
@@ -201,6 +209,7 @@ def test_serve_builds_into_site_and_stops_cleanly_on_ctrl_c(mini_course):
 
 def test_serve_reports_a_port_in_use_without_a_traceback(live, mini_course, capsys):
     from helpers import run_cli
+
     server, _ = live
     port = server.url.rsplit(":", 1)[1].strip("/")
     started = time.perf_counter()
@@ -215,6 +224,7 @@ def test_a_crash_in_the_build_keeps_the_server_alive_and_says_so(live, mini_cour
 
     def crash(*args, **kwargs):
         raise RuntimeError("a bug in the engine")
+
     monkeypatch.setattr("coursegen.pipeline.link_pages", crash)
     lesson = next((mini_course / "lessons").glob("*.md"))
     lesson.write_text(lesson.read_text() + "\nMore.\n")
@@ -235,6 +245,7 @@ def test_a_template_that_raises_is_reported_at_its_line_and_the_server_keeps_ser
 
 def test_before_any_good_build_every_page_lists_the_problems(mini_course):
     import urllib.error
+
     (mini_course / "course.yaml").write_text("title: [broken\n")
     server = LiveServer(mini_course, BuildOptions(), port=0, log=lambda text: None).start(watch=False)
     try:
@@ -249,7 +260,9 @@ def test_before_any_good_build_every_page_lists_the_problems(mini_course):
 
 def test_a_templates_folder_made_while_serving_overrides_the_theme_at_once(tmp_path):
     import shutil
+
     from helpers import FIXTURES
+
     course = tmp_path / "bare"
     shutil.copytree(FIXTURES / "mini", course)  # no templates/ of its own: the packaged theme
     server = LiveServer(course, BuildOptions(), port=0, log=lambda text: None).start()
@@ -269,6 +282,7 @@ def raw_request(url: str, path: str, host: str | None = None) -> tuple[int, byte
     """Send one GET with exactly this path and Host header (None: the server's own); return status and body."""
     import socket
     from urllib.parse import urlsplit
+
     address = urlsplit(url)
     with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
         head = f"GET {path} HTTP/1.1\r\nHost: {host or address.netloc}\r\nConnection: close\r\n\r\n"
@@ -280,9 +294,11 @@ def raw_request(url: str, path: str, host: str | None = None) -> tuple[int, byte
     return int(status_line.split()[1]), rest
 
 
-@pytest.mark.parametrize("path, status", [("/first.html%00.png", 400), ("/first.html\0", 400),
-                                          ("/" + "a" * 60_000, 414), ("/" + "a/" * 3000, 414)],
-                         ids=["escaped NUL", "raw NUL", "60 KB name", "6000 folders deep"])
+@pytest.mark.parametrize(
+    "path, status",
+    [("/first.html%00.png", 400), ("/first.html\0", 400), ("/" + "a" * 60_000, 414), ("/" + "a/" * 3000, 414)],
+    ids=["escaped NUL", "raw NUL", "60 KB name", "6000 folders deep"],
+)
 def test_a_path_that_names_no_file_is_refused_quietly(live, capfd, path, status):
     server, _ = live
     assert raw_request(server.url, path)[0] == status
@@ -290,8 +306,9 @@ def test_a_path_that_names_no_file_is_refused_quietly(live, capfd, path, status)
     assert "Traceback" not in capfd.readouterr().err
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example",
-                                  "127.0.0.1:1", "user@127.0.0.1:{port}"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example", "127.0.0.1:1", "user@127.0.0.1:{port}"]
+)
 def test_a_request_for_another_host_name_is_refused(live, host):
     """DNS rebinding: a foreign page whose name resolves to 127.0.0.1 must not read the server."""
     server, _ = live

@@ -1,11 +1,12 @@
 """Compiled templates kept in .coursegen-cache/ between commands: reused, refreshed, never in the way."""
+
 from __future__ import annotations
 
 import jinja2
 import pytest
+from helpers import run_cli
 from jinja2.bccache import bc_magic
 
-from helpers import run_cli
 from coursegen.cache import CACHE_FOLDER
 from coursegen.stages.render import CompiledTemplates
 
@@ -73,7 +74,7 @@ def test_damaged_cache_files_are_compiled_afresh(mini_course, capsys, compiles):
 
 def test_a_cache_folder_that_cannot_be_written_does_not_stop_the_build(mini_course, capsys):
     (mini_course / CACHE_FOLDER).write_text("a file where the cache folder would go")
-    status, out, err = run_cli(capsys, "--root", mini_course, "build")
+    status, _out, err = run_cli(capsys, "--root", mini_course, "build")
     assert status == 0, err
     assert (mini_course / "site" / "first.html").is_file()
 

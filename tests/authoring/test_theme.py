@@ -1,15 +1,16 @@
 """The packaged theme and a course's file-by-file overrides of it (templates, partials, assets)."""
+
 from __future__ import annotations
 
 import shutil
 
 import pytest
-
 from helpers import FIXTURES, REPO, run_cli
-from coursegen.theme import files as theme
-from coursegen.errors import ContentError
+
 from coursegen.cache import BuildCache
+from coursegen.errors import ContentError
 from coursegen.pipeline import build_site
+from coursegen.theme import files as theme
 
 
 @pytest.fixture
@@ -21,8 +22,11 @@ def bare_course(tmp_path):
 
 def asset_bytes(outputs, name: str) -> bytes:
     stem, ext = name.rsplit(".", 1)
-    return next(data for path, data in outputs.items()
-                if path.startswith(f"assets/{stem}.") and path.endswith("." + ext) and path.count(".") == 2)
+    return next(
+        data
+        for path, data in outputs.items()
+        if path.startswith(f"assets/{stem}.") and path.endswith("." + ext) and path.count(".") == 2
+    )
 
 
 def test_in_a_source_checkout_the_theme_is_the_repository_templates_folder():
@@ -31,20 +35,21 @@ def test_in_a_source_checkout_the_theme_is_the_repository_templates_folder():
 
 def test_a_course_without_templates_builds_and_checks(bare_course, capsys):
     assert not (bare_course / "templates").exists()
-    status, out, err = run_cli(capsys, "--root", bare_course, "check", "--strict")
+    status, _, err = run_cli(capsys, "--root", bare_course, "check", "--strict")
     assert status == 0, err
-    status, out, err = run_cli(capsys, "--root", bare_course, "build")
+    status, _out, err = run_cli(capsys, "--root", bare_course, "build")
     assert status == 0, err
     site = bare_course / "site"
     assert (site / "sw.js").is_file() and (site / "first.html").is_file()
-    assert "<footer class=\"site-footer\">" in (site / "first.html").read_text()
+    assert '<footer class="site-footer">' in (site / "first.html").read_text()
 
 
 def test_one_partial_and_one_asset_override_the_theme_and_the_rest_comes_from_it(bare_course):
     plain = build_site(bare_course).outputs
     (bare_course / "templates" / "partials").mkdir(parents=True)
     (bare_course / "templates" / "partials" / "footer.html").write_text(
-        '<footer class="site-footer"><p>Our own footer for {{ config.title }}</p></footer>\n')
+        '<footer class="site-footer"><p>Our own footer for {{ config.title }}</p></footer>\n'
+    )
     (bare_course / "templates" / "assets").mkdir()
     own_css = (theme.packaged_theme() / "assets" / "style.css").read_bytes() + b"\n.own-rule { color: teal; }\n"
     (bare_course / "templates" / "assets" / "style.css").write_bytes(own_css)
@@ -54,7 +59,7 @@ def test_one_partial_and_one_asset_override_the_theme_and_the_rest_comes_from_it
     assert asset_bytes(outputs, "style.css") == own_css
     assert asset_bytes(outputs, "review.css") == asset_bytes(plain, "review.css")  # not overridden: the theme's
     assert outputs["first.html"] != plain["first.html"]
-    assert 'data-search-open' in page  # the header still comes from the theme
+    assert "data-search-open" in page  # the header still comes from the theme
 
 
 def test_serve_picks_up_a_templates_folder_added_between_builds(bare_course):
@@ -74,19 +79,25 @@ def test_a_front_matter_template_that_exists_nowhere_is_a_problem_at_its_line(ba
     with pytest.raises(ContentError) as caught:
         build_site(bare_course)
     assert [p.format().splitlines()[0] for p in caught.value.problems] == [
-        "lessons/01-first.md:2: template 'wide.html' is in neither templates/ nor the theme"]
+        "lessons/01-first.md:2: template 'wide.html' is in neither templates/ nor the theme"
+    ]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("{% block nope %}\n{% endblok %}\n", "templates/partials/footer.html:2: template error:"),
-    ("<p>\n{{ asset('missing.css') }}</p>\n",
-     "templates/partials/footer.html:2: template error: asset('missing.css'): no such file"),
-    ("<p>\n\n{{ 1 // 0 }}</p>\n", "templates/partials/footer.html:3: template error: ZeroDivisionError"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("{% block nope %}\n{% endblok %}\n", "templates/partials/footer.html:2: template error:"),
+        (
+            "<p>\n{{ asset('missing.css') }}</p>\n",
+            "templates/partials/footer.html:2: template error: asset('missing.css'): no such file",
+        ),
+        ("<p>\n\n{{ 1 // 0 }}</p>\n", "templates/partials/footer.html:3: template error: ZeroDivisionError"),
+    ],
+)
 def test_an_override_that_breaks_is_a_located_problem(bare_course, capsys, text, expected):
     (bare_course / "templates" / "partials").mkdir(parents=True)
     (bare_course / "templates" / "partials" / "footer.html").write_text(text)
-    status, out, err = run_cli(capsys, "--root", bare_course, "build")
+    status, _out, err = run_cli(capsys, "--root", bare_course, "build")
     assert status == 1 and err.startswith(expected), err
     assert "Traceback" not in err and not (bare_course / "site").exists()
 

@@ -1,4 +1,5 @@
 """Headless Chromium through Playwright: Debian's browser, only localhost reachable, errors collected."""
+
 from __future__ import annotations
 
 import os
@@ -7,14 +8,14 @@ from urllib.parse import urlparse
 import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update"]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
 
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
+
     if not os.path.exists(CHROMIUM):
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (scripts/test.sh does)")
     with sync_playwright() as playwright:

@@ -1,5 +1,6 @@
 """Accessibility in Chromium: axe-core on every page type in both themes, keyboard-only walks through a
 lesson with a widget and a review, and text contrast in the dark theme measured on a screenshot."""
+
 from __future__ import annotations
 
 import io
@@ -7,18 +8,22 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import REPO, copy_course, serving
 from PIL import Image
 from playwright.sync_api import expect
 
 from coursegen.cli import main as cli_main
-from helpers import REPO, copy_course, serving
 
 pytestmark = pytest.mark.browser
 COURSE = Path(__file__).resolve().parent.parent / "hosting" / "course"
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
-PAGE_TYPES = {"course map": "index.html", "lesson with a widget": "moon.html", "review": "recap.html",
-              "not found": "404.html"}
-FOCUSABLE = ("a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])")
+PAGE_TYPES = {
+    "course map": "index.html",
+    "lesson with a widget": "moon.html",
+    "review": "recap.html",
+    "not found": "404.html",
+}
+FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])"
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +50,11 @@ def serious_violations(page) -> list[str]:
     """Run axe-core on the page as it is now; return its serious and critical violations."""
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
-    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-            for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -96,9 +104,14 @@ def tab_through(page, limit: int = 400) -> list[dict]:
 
 def reachable_controls(page) -> set[str]:
     """Return the keys of every focusable control a learner can see right now."""
-    return set(page.evaluate("""selector => [...document.querySelectorAll(selector)]
+    return set(
+        page.evaluate(
+            """selector => [...document.querySelectorAll(selector)]
         .filter(el => el.checkVisibility() && !el.closest('[inert], dialog:not([open])') && !el.disabled)
-        .map(el => el.id || el.outerHTML.slice(0, 90))""", FOCUSABLE))
+        .map(el => el.id || el.outerHTML.slice(0, 90))""",
+            FOCUSABLE,
+        )
+    )
 
 
 @pytest.mark.parametrize("name", ["moon.html", "recap.html"])
@@ -162,9 +175,11 @@ def test_the_theme_toggle_works_from_the_keyboard_and_is_remembered(site, page_a
 
 def luminance(rgb) -> float:
     """Return WCAG relative luminance of an (r, g, b) colour in 0-255."""
+
     def channel(c):
         c = c / 255
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (channel(c) for c in rgb[:3])
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -184,9 +199,24 @@ def painted_contrast(png: bytes) -> float:
     return max(contrast(colour, background) for _, colour in colours)
 
 
-TEXT_SAMPLES = ("h1", ".unit-kicker", ".unit-lede", ".toc a", ".unit-body p", ".unit-body th", ".unit-body td",
-                ".callout-title", "figcaption", "pre.highlight", ".question-kind", "summary >> visible=true",
-                "[data-widget] [aria-live=polite]", ".unit-nav-dir", ".site-footer p", ".search-open")
+TEXT_SAMPLES = (
+    "h1",
+    ".unit-kicker",
+    ".unit-lede",
+    ".toc a",
+    ".unit-body p",
+    ".unit-body th",
+    ".unit-body td",
+    ".callout-title",
+    "figcaption",
+    "pre.highlight",
+    ".question-kind",
+    "summary >> visible=true",
+    "[data-widget] [aria-live=polite]",
+    ".unit-nav-dir",
+    ".site-footer p",
+    ".search-open",
+)
 
 
 def test_dark_theme_text_meets_wcag_aa_contrast_in_a_screenshot(site, context_factory):

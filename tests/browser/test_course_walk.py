@@ -1,8 +1,8 @@
 """A learner reads the sample course in Chromium: by "next" links, on a phone, and on paper."""
+
 from __future__ import annotations
 
 import pytest
-
 from helpers import run_cli, serving
 
 pytestmark = pytest.mark.browser

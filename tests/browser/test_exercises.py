@@ -4,6 +4,7 @@ The exercise block is taken from lessons/03-sequence-axis.md as it is (its `revi
 fixture course has no such unit) and built into a copy of the widget fixture course, which
 self-hosts the npm `pyodide` package: enough for pure Python.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,9 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
-
 from helpers import FIXTURES, REPO, copy_course, run_cli, serving
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 Q = "#q-largest-safe-tile"
@@ -66,11 +66,13 @@ def tiles(site, context_factory, page_and_watch):
     """Open tiles.html on a served site; yield (page, watch)."""
     watch_class = type(page_and_watch[1])
     with serving(site) as base:
+
         def open_(**options):
             page = context_factory(service_workers="block", **options).new_page()
             watch = watch_class(page)
             page.goto(base + "tiles.html")
             return page, watch
+
         yield open_
 
 
@@ -154,7 +156,8 @@ def test_a_python_error_names_the_line_in_the_learners_code_and_commits_nothing(
     write(page, RAISES)
     page.locator(f"{Q} .exercise-run").click()
     expect(page.locator(f"{Q} .exercise-status")).to_have_text(
-        re.compile(r"^Python error: line 6: TypeError: bad operand type for unary -: 'str'"), timeout=90000)
+        re.compile(r"^Python error: line 6: TypeError: bad operand type for unary -: 'str'"), timeout=90000
+    )
     write(page, "def largest_safe_tile(g_min)\n    return 1\n")
     check(page, r"^Python error: line 1: SyntaxError")
     assert page.locator(f"{Q} details[data-answer]").is_hidden()
@@ -201,7 +204,7 @@ def test_keyboard_only_write_check_and_leave_the_code_box(tiles):
 
 
 def test_without_the_editor_the_enhanced_text_box_still_takes_the_code(tiles):
-    page, watch = tiles()
+    page, _watch = tiles()
     page.route("**/vendor/codemirror.*", lambda route: route.abort())
     page.wait_for_selector("html[data-review=ready]")
     box = page.locator(f"{Q} .exercise-code")
@@ -252,7 +255,9 @@ def test_the_page_boots_python_with_every_exercise_s_packages(tmp_path, context_
         page.goto(base + "tiles.html")
         page.wait_for_selector("html[data-review=ready]")
         write(page, RIGHT)
-        check(page, r"^Python is unavailable: Python could not be loaded \(package: \S*numpy\S*\.whl answered HTTP 404")  # the npm runtime ships no numpy
+        check(
+            page, r"^Python is unavailable: Python could not be loaded \(package: \S*numpy\S*\.whl answered HTTP 404"
+        )  # the npm runtime ships no numpy
 
 
 LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
@@ -265,8 +270,10 @@ def kda_step(S, k, v, g, beta):
 """
 
 
-@pytest.mark.skipif(not LIVE_DIST, reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution "
-                                          "(with numpy) to check the KDA exercise live")
+@pytest.mark.skipif(
+    not LIVE_DIST,
+    reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution (with numpy) to check the KDA exercise live",
+)
 def test_the_kda_exercise_checks_a_numpy_answer_live(tmp_path, context_factory):
     site = build(tmp_path / "live", exercise_block("02-kda.md"), pyodide=f"  source: local\n  path: {LIVE_DIST}\n")
     with serving(site) as base:
@@ -276,4 +283,5 @@ def test_the_kda_exercise_checks_a_numpy_answer_live(tmp_path, context_factory):
         page.locator("#q-one-token-update .exercise-code").fill(NUMPY_ANSWER)
         page.locator("#q-one-token-update .exercise-check").click()
         expect(page.locator("#q-one-token-update .exercise-status")).to_have_text(
-            re.compile(r"^5 of 5 checks passed; scored yes"), timeout=180000)
+            re.compile(r"^5 of 5 checks passed; scored yes"), timeout=180000
+        )

@@ -1,4 +1,5 @@
 """Hosting in a real browser: a project sub-path, a 404 at any depth, offline reading, search."""
+
 from __future__ import annotations
 
 import gzip
@@ -7,9 +8,8 @@ import re
 from collections import Counter
 
 import pytest
-from playwright.sync_api import expect
-
 from helpers import run_cli, serving
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +49,8 @@ def walk(page, start: str, prefix: str) -> tuple[set[str], list[tuple[str, str]]
 
 
 def test_a_site_served_under_a_project_sub_path_has_no_broken_link_asset_or_anchor(
-        mini_course, tmp_path, page_and_watch, capsys):
+    mini_course, tmp_path, page_and_watch, capsys
+):
     page, watch = page_and_watch
     failed = []
     page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -201,7 +202,8 @@ def test_search_says_so_when_its_index_cannot_be_fetched(mini_site, context_fact
         page.keyboard.press("/")
         page.locator("[data-search] input").fill("callout")
         expect(page.locator("[data-search-status]")).to_have_text(
-            "Search could not load. The course map lists every unit.")
+            "Search could not load. The course map lists every unit."
+        )
         expect(page.locator("[data-search-results] a")).to_have_count(0)
     watch.errors = [e for e in watch.errors if "net::ERR_FAILED" not in e]  # the aborted fetch itself
     watch.assert_clean()

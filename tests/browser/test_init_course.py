@@ -1,9 +1,9 @@
 """The course `coursegen init` writes, in Chromium: every page clean, the widget answering, nothing
 fetched from anywhere but the site itself."""
+
 from __future__ import annotations
 
 import pytest
-
 from helpers import run_cli, serving
 
 pytestmark = pytest.mark.browser
@@ -44,6 +44,7 @@ def test_every_page_of_a_new_course_loads_without_errors_or_outside_requests(sit
 @pytest.mark.parametrize("scheme, colour", [("light", "rgb(10, 125, 90)"), ("dark", "rgb(127, 224, 189)")])
 def test_the_accent_of_course_yaml_colours_links_in_both_schemes(tmp_path, capsys, context_factory, scheme, colour):
     from playwright.sync_api import expect
+
     course = tmp_path / "knots"
     assert run_cli(capsys, "init", course)[0] == 0
     with (course / "course.yaml").open("a") as config:

@@ -5,6 +5,7 @@ declares no Pyodide package), so the npm runtime, which has no numpy, is all it 
 starts, boots the runtime, installs the course's wheel and runs the entry, and the live result replaces
 the baked one. The numpy stage is checked too: asked for, it fails, and says it is missing from the site.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
-
 from helpers import FIXTURES, copy_course, run_cli, serving
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 FIGURE = "#widget-square"
@@ -51,6 +51,7 @@ def open_page(context_factory, page_and_watch):
         page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
         page.goto(url)
         return page, watch, requests, warnings
+
     return open_
 
 
@@ -78,7 +79,8 @@ def test_a_pure_python_widget_runs_live_the_whole_way_and_the_page_fetches_the_r
         page.locator(f"{second} [data-live-run]").click()
         expect(page.locator(f"{second} [data-live-status]")).to_have_text(READY)
         expect(page.locator(f"{second} [data-widget-source]")).to_have_text(
-            "Showing a live result, computed by Python in your browser.")
+            "Showing a live result, computed by Python in your browser."
+        )
         expect(page.locator(f"{second} [data-out=text]")).to_have_text("5 squared is 25")
         assert count(requests, "/pyodide/pyodide.asm.wasm") == 1
         assert count(requests, "/pyodide/python_stdlib.zip") == 1
@@ -99,7 +101,9 @@ def test_a_failed_run_leaves_one_control_and_try_again_reuses_the_worker(site, o
         expect(page.locator(f"{FIGURE} [data-live-progress]")).to_be_visible()
         expect(status).to_have_text(
             "Live Python is unavailable: the Python raised ValueError: 2.5 is not a whole number; "
-            "the results shown are still the ones computed when the page was built.", timeout=90000)
+            "the results shown are still the ones computed when the page was built.",
+            timeout=90000,
+        )
         expect(page.locator(f"{FIGURE} [data-live-run]")).to_be_hidden()
         expect(page.locator(f"{FIGURE} [data-live-retry]")).to_be_visible()
         detail = page.locator(f"{FIGURE} [data-live-detail]")
@@ -150,8 +154,15 @@ PROBE = """async ({worker, indexURL, integrity, wheel}) => {
 def probe(page, base) -> dict:
     """Boot a worker of the page's own asking for numpy, then for nothing more, then run an entry."""
     runtime = json.loads(page.locator("[data-widget-runtime]").text_content())
-    return page.evaluate(PROBE, {"worker": base + runtime["worker"], "indexURL": base + "pyodide/",
-                                 "integrity": runtime["integrity"], "wheel": base + runtime["wheel"]})
+    return page.evaluate(
+        PROBE,
+        {
+            "worker": base + runtime["worker"],
+            "indexURL": base + "pyodide/",
+            "integrity": runtime["integrity"],
+            "wheel": base + runtime["wheel"],
+        },
+    )
 
 
 def test_a_package_wheel_that_differs_from_the_lock_file_fails_its_integrity_check(site, tmp_path, open_page):
@@ -160,7 +171,7 @@ def test_a_package_wheel_that_differs_from_the_lock_file_fails_its_integrity_che
     wheel = lock["packages"]["numpy"]["file_name"]
     (changed / "pyodide" / wheel).write_bytes(b"not the numpy of the lock file")
     with serving(changed) as base:
-        page, watch, _, _ = open_page(base + "square.html")
+        page, _watch, _, _ = open_page(base + "square.html")
         first = probe(page, base)["first"]
         assert (first["stage"], first["label"], first["cause"]) == ("package", "numpy", "integrity"), first
         assert f"/pyodide/{wheel} does not match its expected hash sha256-" in first["reason"]
@@ -171,7 +182,12 @@ def test_the_numpy_stage_fails_as_missing_from_the_site_and_a_second_boot_resume
         page, watch, requests, _ = open_page(base + "square.html")
         out = probe(page, base)
         first = out["first"]
-        assert (first["type"], first["stage"], first["label"], first["cause"]) == ("failed", "package", "numpy", "missing"), first
+        assert (first["type"], first["stage"], first["label"], first["cause"]) == (
+            "failed",
+            "package",
+            "numpy",
+            "missing",
+        ), first
         assert re.search(r"/pyodide/numpy-[^ ]+\.whl answered HTTP 404", first["reason"]), first["reason"]
         assert [m["stage"] for m in out["firstLog"] if m["type"] == "progress"] == ["runtime", "package"]
         assert out["second"] == {"type": "ready"}
@@ -190,14 +206,27 @@ def _remove(pattern: str):
     return lambda site: [path.unlink() for path in site.glob(pattern)]
 
 
-@pytest.mark.parametrize("damage, sentence, reason", [
-    (_corrupt_loader, "the Python runtime failed its integrity check (the file is not the one this site was built with)",
-     r"^runtime integrity: http://[^ ]+/pyodide/pyodide\.mjs does not match its SRI sha384-"),
-    (_remove("pyodide/python_stdlib.zip"), "the Python runtime is missing from this site",
-     r"^runtime missing: http://[^ ]+/pyodide/python_stdlib\.zip answered HTTP 404"),
-    (_remove("py/*/tally-*.whl"), "the course's tally package is missing from this site",
-     r"^course tally missing: http://[^ ]+/tally-0\.1\.0-py3-none-any\.whl answered HTTP 404"),
-], ids=["changed-loader", "missing-stdlib", "missing-wheel"])
+@pytest.mark.parametrize(
+    "damage, sentence, reason",
+    [
+        (
+            _corrupt_loader,
+            "the Python runtime failed its integrity check (the file is not the one this site was built with)",
+            r"^runtime integrity: http://[^ ]+/pyodide/pyodide\.mjs does not match its SRI sha384-",
+        ),
+        (
+            _remove("pyodide/python_stdlib.zip"),
+            "the Python runtime is missing from this site",
+            r"^runtime missing: http://[^ ]+/pyodide/python_stdlib\.zip answered HTTP 404",
+        ),
+        (
+            _remove("py/*/tally-*.whl"),
+            "the course's tally package is missing from this site",
+            r"^course tally missing: http://[^ ]+/tally-0\.1\.0-py3-none-any\.whl answered HTTP 404",
+        ),
+    ],
+    ids=["changed-loader", "missing-stdlib", "missing-wheel"],
+)
 def test_each_stage_says_its_true_cause(site, tmp_path, open_page, damage, sentence, reason):
     broken = shutil.copytree(site, tmp_path / "site")
     damage(broken)
@@ -206,8 +235,11 @@ def test_each_stage_says_its_true_cause(site, tmp_path, open_page, damage, sente
         expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
         page.locator(f"{FIGURE} [data-live-run]").click()
         status = page.locator(f"{FIGURE} [data-live-status]")
-        expect(status).to_have_text(f"Live Python is unavailable: {sentence}; the results shown are still the ones "
-                                    "computed when the page was built.", timeout=90000)
+        expect(status).to_have_text(
+            f"Live Python is unavailable: {sentence}; the results shown are still the ones "
+            "computed when the page was built.",
+            timeout=90000,
+        )
         expect(page.locator(f"{FIGURE} [data-live-reason]")).to_have_text(re.compile(reason))
         assert any(re.search(reason.lstrip("^"), text) for text in warnings)
         expect(page.locator(f"{FIGURE} [data-out=text]")).to_have_text("3 squared is 9")
@@ -246,7 +278,9 @@ def runtime_files(requests) -> Counter:
 def test_a_run_that_times_out_replaces_the_worker_and_the_new_one_downloads_nothing_again(site, tmp_path, open_page):
     slow = shutil.copytree(site, tmp_path / "site")
     page_file = slow / "square.html"  # a shorter limit than the page's 60 s, through the runtime JSON
-    page_file.write_text(page_file.read_text().replace("data-widget-runtime>{", 'data-widget-runtime>{"timeoutMs":15000,'))
+    page_file.write_text(
+        page_file.read_text().replace("data-widget-runtime>{", 'data-widget-runtime>{"timeoutMs":15000,')
+    )
     with serving(slow) as base:
         page, watch, requests, _ = open_page(base + "square.html")
         expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
@@ -254,13 +288,24 @@ def test_a_run_that_times_out_replaces_the_worker_and_the_new_one_downloads_noth
         page.locator(f"{FIGURE} [data-live-run]").click()  # boot first, so that only the run is timed
         expect(status).to_have_text(READY, timeout=60000)
         first = runtime_files(requests)
-        assert set(first) >= {"pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-                              "pyodide-lock.json", "tally-0.1.0-py3-none-any.whl"}, first
+        assert set(first) >= {
+            "pyodide.mjs",
+            "pyodide.asm.mjs",
+            "pyodide.asm.wasm",
+            "python_stdlib.zip",
+            "pyodide-lock.json",
+            "tally-0.1.0-py3-none-any.whl",
+        }, first
         code = page.locator(f"{FIGURE} [data-widget-code]")
-        code.evaluate("(element, loop) => { element.dataset.kept = element.textContent; element.textContent = loop; }", LOOP)
+        code.evaluate(
+            "(element, loop) => { element.dataset.kept = element.textContent; element.textContent = loop; }", LOOP
+        )
         page.locator(f"{FIGURE} [data-live-run]").click()
-        expect(status).to_have_text("Live Python is unavailable: Python took too long to answer; the results shown "
-                                    "are still from the last live run.", timeout=60000)
+        expect(status).to_have_text(
+            "Live Python is unavailable: Python took too long to answer; the results shown "
+            "are still from the last live run.",
+            timeout=60000,
+        )
         expect(page.locator(f"{FIGURE} [data-live-reason]")).to_have_text("timeout: no answer after 15 s")
         code.evaluate("element => { element.textContent = element.dataset.kept; }")
         source = page.locator(f"{FIGURE} [data-widget-source]")

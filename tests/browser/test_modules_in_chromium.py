@@ -1,11 +1,11 @@
 """Every page of the sample course loads its modules through its import map, with nothing the
 Content-Security-Policy refuses (a refusal is a console error, which PageWatch collects)."""
+
 from __future__ import annotations
 
 import pytest
+from helpers import serving
 from playwright.sync_api import expect
-
-from helpers import run_cli, serving
 
 pytestmark = pytest.mark.browser
 
@@ -13,16 +13,19 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     from helpers import REPO, copy_course
+
     course = copy_course(REPO, tmp_path_factory.mktemp("graph") / "course")
     from coursegen.cli import main
+
     assert main(["--root", str(course), "build"]) == 0
     return course / "site"
 
 
 def test_every_page_runs_its_modules_with_no_console_error_or_csp_violation(built, page_and_watch):
     page, watch = page_and_watch
-    pages = ["index.html", "404.html"] + sorted(p.name for p in built.glob("*.html") if p.name not in (
-        "index.html", "404.html"))
+    pages = ["index.html", "404.html"] + sorted(
+        p.name for p in built.glob("*.html") if p.name not in ("index.html", "404.html")
+    )
     with serving(built) as base:
         for name in pages:
             page.goto(base + name)

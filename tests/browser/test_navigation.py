@@ -1,12 +1,12 @@
 """A learner opens the course in Chromium and walks it by its navigation links."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from helpers import run_cli, serving
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

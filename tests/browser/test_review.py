@@ -1,15 +1,16 @@
 """A learner works through the review fixture in headless Chromium: commit, reveal, score, tally, storage."""
+
 from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from helpers import FIXTURES, copy_course, serving
 from playwright.sync_api import expect
 
 from coursegen.cli import main as cli_main
-from helpers import FIXTURES, copy_course, serving
 
 pytestmark = pytest.mark.browser
 KEY = "coursegen:progress:Bread basics"
@@ -81,8 +82,12 @@ def test_self_scores_update_the_tally_and_its_revisit_links_resolve(site, page_a
     # the announcement lands a frame later (it is cleared first so a repeat is read again)
     expect(page.locator("body > [role=status]")).to_have_text(re.compile(r"Scored partly\. Next review"))
     rows = page.locator("[data-tally-table] tbody tr").all_inner_texts()
-    assert [r.split("\t")[0] for r in rows] == \
-        ["Lesson 1 · Yeast", "Lesson 2 · Gluten", "Topic: fermentation", "Topic: kneading"]
+    assert [r.split("\t")[0] for r in rows] == [
+        "Lesson 1 · Yeast",
+        "Lesson 2 · Gluten",
+        "Topic: fermentation",
+        "Topic: kneading",
+    ]
     assert any(r.startswith("Lesson 1 · Yeast\t0\t1\t1\t1") for r in rows), rows
     assert any(r.startswith("Topic: kneading\t0\t1\t0\t1") for r in rows), rows
     links = page.locator("[data-tally-revisit] a")
@@ -135,11 +140,16 @@ def test_choice_options_keep_one_shuffled_order_per_learner(site, context_factor
     orders = set()
     for seed in ("a", "b", "c"):
         other = context_factory().new_page()
-        other.add_init_script(f"localStorage.setItem({json.dumps(KEY)}, JSON.stringify("
-                              f"{{format: 'coursegen-progress', version: 1, seed: '{seed}'}}))")
+        other.add_init_script(
+            f"localStorage.setItem({json.dumps(KEY)}, JSON.stringify("
+            f"{{format: 'coursegen-progress', version: 1, seed: '{seed}'}}))"
+        )
         open_review(other, site)
-        orders.add(tuple(question(other, "choice").locator("[data-option]")
-                         .evaluate_all("els => els.map(e => e.dataset.option)")))
+        orders.add(
+            tuple(
+                question(other, "choice").locator("[data-option]").evaluate_all("els => els.map(e => e.dataset.option)")
+            )
+        )
     assert len(orders) > 1
 
 
@@ -195,15 +205,32 @@ def test_an_import_of_a_file_that_is_not_progress_changes_nothing(site, page_and
     watch.assert_clean()
 
 
-@pytest.mark.parametrize("stored", [
-    "{not json",
-    json.dumps({"format": "coursegen-progress", "version": 0, "questions": {}}),
-    json.dumps([1, 2, 3]),
-    json.dumps({"format": "coursegen-progress", "version": 1, "visited": "yes", "reviews": [1],
-                "questions": {"check-dough/which-step-mainly-lets-shaped-dough": {"choice": "two", "score": "maybe",
-                              "url": "javascript:alert(1)", "card": {"due": "never"}},
-                              "check-dough/above-roughly-which-temperature-does-yeast": {"text": 42, "revealed": "yes"}}}),
-], ids=["corrupt JSON", "older format", "not an object", "malformed fields"])
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "{not json",
+        json.dumps({"format": "coursegen-progress", "version": 0, "questions": {}}),
+        json.dumps([1, 2, 3]),
+        json.dumps(
+            {
+                "format": "coursegen-progress",
+                "version": 1,
+                "visited": "yes",
+                "reviews": [1],
+                "questions": {
+                    "check-dough/which-step-mainly-lets-shaped-dough": {
+                        "choice": "two",
+                        "score": "maybe",
+                        "url": "javascript:alert(1)",
+                        "card": {"due": "never"},
+                    },
+                    "check-dough/above-roughly-which-temperature-does-yeast": {"text": 42, "revealed": "yes"},
+                },
+            }
+        ),
+    ],
+    ids=["corrupt JSON", "older format", "not an object", "malformed fields"],
+)
 def test_stored_progress_that_is_corrupt_or_old_leaves_a_working_page(stored, site, page_and_watch):
     page, watch = page_and_watch
     page.add_init_script(f"localStorage.setItem({json.dumps(KEY)}, {json.dumps(stored)})")
@@ -281,7 +308,7 @@ def test_the_course_map_marks_visits_and_done_reviews_and_counts_questions_due(s
     assert page.locator("[data-unit=gluten] .progress-visited").count() == 0
     assert page.locator("[data-due-count]").inner_text() == "No questions are due for review."
     later = context.new_page()
-    later.clock.install(time=datetime.now(timezone.utc) + timedelta(days=1, hours=1))
+    later.clock.install(time=datetime.now(UTC) + timedelta(days=1, hours=1))
     later.goto(site + "index.html")
     later.wait_for_selector("html[data-review=ready]")
     assert later.locator("[data-due-count]").inner_text() == "1 question is due for review."
@@ -314,8 +341,10 @@ def test_a_question_at_the_end_of_a_lesson_gets_its_own_tally(site, page_and_wat
     open_review(page, site, "yeast.html")
     assert summary(page).startswith("0 of 1 answered")
     answer_recall(page, "partly")
-    assert [a.get_attribute("href") for a in page.locator("[data-tally-revisit] a").all()] == \
-        ["yeast.html", "yeast.html#feeding"]
+    assert [a.get_attribute("href") for a in page.locator("[data-tally-revisit] a").all()] == [
+        "yeast.html",
+        "yeast.html#feeding",
+    ]
     watch.assert_clean()
 
 

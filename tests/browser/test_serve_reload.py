@@ -1,11 +1,12 @@
 """In Chromium: `serve` reloads the open page on save, overlays a broken build, and recovers."""
+
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
 
-from coursegen.serve.livereload import EVENTS_PATH
 from coursegen.pipeline import BuildOptions
+from coursegen.serve.livereload import EVENTS_PATH
 from coursegen.serve.server import LiveServer
 
 pytestmark = pytest.mark.browser

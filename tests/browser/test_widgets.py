@@ -6,6 +6,7 @@ site instead of trying (tests/browser/test_live_python.py runs live Python the w
 pure-Python widget). Set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution to run the
 live-parity test as well.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,9 +15,8 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
-
 from helpers import FIXTURES, copy_course, run_cli, serving
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 SLIDER = "#widget-overflow-slider"
@@ -32,7 +32,9 @@ def build(root: Path, capsys, *options, dist: str = "", **pyodide) -> Path:
     if pyodide:
         text = (course / "course.yaml").read_text().split("pyodide:")[0]
         settings = "".join(f"\n  {key}: {value}" for key, value in pyodide.items())
-        (course / "course.yaml").write_text(text + "pyodide:" + settings + "\nunits:\n  - slug: gauges\n  - slug: plain\n")
+        (course / "course.yaml").write_text(
+            text + "pyodide:" + settings + "\nunits:\n  - slug: gauges\n  - slug: plain\n"
+        )
     status, _, err = run_cli(capsys, "--root", course, "build", *options)
     assert status == 0, err
     return course / "site"
@@ -63,6 +65,7 @@ def open_page(context_factory, page_and_watch):
         watch = watch_class(page)
         page.goto(base + "gauges.html")
         return page, watch
+
     return open_
 
 
@@ -112,8 +115,10 @@ def test_sliders_answer_from_baked_states_by_keyboard_without_fetching_python(si
         watch.assert_clean()
 
 
-UNAVAILABLE = ("Live Python is not available on this site: its copy of Pyodide lacks ml-dtypes and numpy; "
-               "the results shown are the ones computed when the page was built.")
+UNAVAILABLE = (
+    "Live Python is not available on this site: its copy of Pyodide lacks ml-dtypes and numpy; "
+    "the results shown are the ones computed when the page was built."
+)
 
 
 def test_live_python_says_it_is_not_available_when_the_site_lacks_numpy_instead_of_trying(site, open_page):
@@ -160,11 +165,21 @@ def test_a_blocked_cdn_fails_plainly_and_keeps_the_baked_results(tmp_path, open_
         page.wait_for_selector(f"{SLIDER}[data-widget-ready]")
         page.locator(f"{SLIDER} [data-live-run]").click()
         page.wait_for_selector(f"{SLIDER} [data-live-retry]:not([hidden])", timeout=30000)
-        assert page.locator(f"{SLIDER} [data-live-status]").text_content().startswith(
-            "Live Python is unavailable: the Python runtime could not be reached (you may be offline, "
-            "or its server is blocked)")
-        assert page.locator(f"{SLIDER} [data-live-status]").get_attribute("data-reason").startswith(
-            "runtime unreachable: https://cdn.jsdelivr.net/pyodide/v314.0.7/full/pyodide.mjs could not be reached")
+        assert (
+            page.locator(f"{SLIDER} [data-live-status]")
+            .text_content()
+            .startswith(
+                "Live Python is unavailable: the Python runtime could not be reached (you may be offline, "
+                "or its server is blocked)"
+            )
+        )
+        assert (
+            page.locator(f"{SLIDER} [data-live-status]")
+            .get_attribute("data-reason")
+            .startswith(
+                "runtime unreachable: https://cdn.jsdelivr.net/pyodide/v314.0.7/full/pyodide.mjs could not be reached"
+            )
+        )
         assert set(watch.foreign) == {"https://cdn.jsdelivr.net/pyodide/v314.0.7/full/pyodide.mjs"}
         assert not watch.errors and verdict(page).startswith("fits: 80 nats")
 
@@ -172,10 +187,15 @@ def test_a_blocked_cdn_fails_plainly_and_keeps_the_baked_results(tmp_path, open_
 LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
 
 
-@pytest.mark.skipif(not LIVE_DIST, reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution "
-                                          "(with numpy and ml_dtypes wheels) to compare live and baked results")
+@pytest.mark.skipif(
+    not LIVE_DIST,
+    reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution "
+    "(with numpy and ml_dtypes wheels) to compare live and baked results",
+)
 def test_live_results_equal_the_baked_ones(tmp_path, open_page, capsys):
-    site = build(tmp_path / "live", capsys, "--strict", dist=LIVE_DIST, source="local", path="pyodide-dist")  # a missing wheel stops here
+    site = build(
+        tmp_path / "live", capsys, "--strict", dist=LIVE_DIST, source="local", path="pyodide-dist"
+    )  # a missing wheel stops here
     with serving(site) as base:
         page, watch = open_page(base)
         page.wait_for_selector("[data-widget-ready]")
@@ -183,8 +203,9 @@ def test_live_results_equal_the_baked_ones(tmp_path, open_page, capsys):
             live = run_live(page, figure)
             baked = baked_result(page, figure)
             for key, value in baked.items():
-                assert live[key] == (pytest.approx(value, rel=1e-9, abs=1e-12)
-                                     if isinstance(value, float) else value), key
+                assert live[key] == (
+                    pytest.approx(value, rel=1e-9, abs=1e-12) if isinstance(value, float) else value
+                ), key
             if figure.endswith("kda-chunkwise"):
                 assert live["recurrent_ms"] > 0 and "In this browser" in live["measured_text"]
         watch.assert_clean()
@@ -193,9 +214,12 @@ def test_live_results_equal_the_baked_ones(tmp_path, open_page, capsys):
 def run_live(page, figure: str) -> dict:
     """Click 'Run live in Python' in `figure` and return the live result it draws; fail with the reason
     the page gives as soon as live Python fails."""
-    page.evaluate("""figure => { const element = document.querySelector(figure);
+    page.evaluate(
+        """figure => { const element = document.querySelector(figure);
         element.addEventListener('widget:result', event => { if (event.detail.how !== 'live') return;
-            window.liveResult = event.detail.result; element.dataset.liveDone = 'yes'; }); }""", figure)
+            window.liveResult = event.detail.result; element.dataset.liveDone = 'yes'; }); }""",
+        figure,
+    )
     page.locator(f"{figure} [data-live-run]").click()
     failed = page.locator(f"{figure} [data-live-retry]:not([hidden])")
     expect(page.locator(f"{figure}[data-live-done]").or_(failed)).to_have_count(1, timeout=180000)
@@ -238,8 +262,10 @@ def test_the_worker_runs_an_entry_with_its_parameters_and_reports_python_errors(
     with serving(site) as base:
         page, watch = open_page(base)
         settings = json.loads(page.locator("[data-widget-runtime]").text_content())
-        out = page.evaluate(WORKER_PROBE, {"worker": base + settings["worker"], "indexURL": base + "pyodide/",
-                                           "integrity": settings["integrity"]})
+        out = page.evaluate(
+            WORKER_PROBE,
+            {"worker": base + settings["worker"], "indexURL": base + "pyodide/", "integrity": settings["integrity"]},
+        )
         booted = out["booted"]
         assert (booted["type"], booted["stage"], booted["cause"]) == ("failed", "package", "missing"), booted
         assert out["good"] == {"type": "result", "id": 7, "json": '{"twice": [42], "word": "TILE"}'}

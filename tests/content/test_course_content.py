@@ -1,5 +1,6 @@
 """The sample course itself: it builds cleanly, its numbers come from the kernels, its diagrams
 are figures, its claims are cited, and every review question leads back to a real section."""
+
 from __future__ import annotations
 
 import html
@@ -8,8 +9,8 @@ import re
 from collections import Counter
 
 import pytest
-
 from helpers import REPO, copy_course
+
 from coursegen.pipeline import BuildOptions, build_site
 
 WRITTEN = ("k3-at-a-glance", "kda", "sequence-axis", "depth-axis", "review-a")
@@ -18,8 +19,21 @@ MEASUREMENTS = REPO / "measurements" / "gpu-kda-h200.json"
 SHARED_MEASUREMENTS = REPO.parent / "shared" / "data" / "gpu-kda-h200.json"
 # Values the kernels compute, as the pages display them: outside a {calc} span (or a widget's
 # build-time result) they would have been typed by hand and could drift from the code.
-KERNEL_FIGURES = ("88.72", "88.7", "5.5 × 10", "3.4 × 10", "0.0067", "8.72", "−7.28", "−31.28",
-                  "<mn>80</mn>", "<mn>88", "28.72", "207 MiB", "24 KiB")
+KERNEL_FIGURES = (
+    "88.72",
+    "88.7",
+    "5.5 × 10",
+    "3.4 × 10",
+    "0.0067",
+    "8.72",
+    "−7.28",
+    "−31.28",
+    "<mn>80</mn>",
+    "<mn>88",
+    "28.72",
+    "207 MiB",
+    "24 KiB",
+)
 QUESTION = re.compile(r'<section class="question [^"]*"[^>]*>.*?</section>', re.S)
 ATTR = re.compile(r'\s(data-[a-z-]+)="([^"]*)"')
 
@@ -40,7 +54,7 @@ def questions(html: str) -> list[dict[str, str]]:
 
 def body_text(html: str) -> str:
     """Return a page's article with computed numbers, widgets and the footnote list removed."""
-    article = html[html.index('<div class="unit-body">'):]
+    article = html[html.index('<div class="unit-body">') :]
     article = re.sub(r'<span class="calc"[^>]*>[^<]*</span>', "", article)
     article = re.sub(r"<figure[^>]*data-widget.*?</figure>", "", article, flags=re.S)
     return article
@@ -56,8 +70,9 @@ def test_the_course_map_lists_the_titled_units_and_folds_units_8_to_14_into_one_
     units = re.findall(r'<li class="course-map-unit (is-written|is-upcoming)" data-unit="([^"]+)"', index)
     assert [slug for state, slug in units if state == "is-written"] == list(WRITTEN)
     assert [slug for state, slug in units if state == "is-upcoming"] == ["width-axis", "width-axis-continued"]
-    assert re.findall(r'data-units="([^"]+)">\s*<span class="course-map-title">([^<]+)', index) == \
-        [(" ".join(f"unit-{n}" for n in range(8, 15)), "Lessons 8–14 are still being written")]
+    assert re.findall(r'data-units="([^"]+)">\s*<span class="course-map-title">([^<]+)', index) == [
+        (" ".join(f"unit-{n}" for n in range(8, 15)), "Lessons 8–14 are still being written")
+    ]
     for slug in ("unit-8", "width-axis"):
         assert f'href="{slug}.html"' not in index
 
@@ -78,11 +93,13 @@ def test_numbers_the_kernels_compute_appear_only_through_calc(site):
 
 def test_the_overflow_arithmetic_is_shown_with_kernel_values(site):
     page = site["sequence-axis.html"]
-    for expression, shown in [("overflow.worst_log_decay(-5, 16)", "80"),
-                              ("overflow.reciprocal_bound(-5, 16)", "5.5 × 10³⁴"),
-                              ("overflow.BF16_MAX", "3.4 × 10³⁸"),
-                              ("overflow.BF16_MAX_LOG", "88.72"),
-                              ("overflow.largest_safe_tile(-5)", "17")]:
+    for expression, shown in [
+        ("overflow.worst_log_decay(-5, 16)", "80"),
+        ("overflow.reciprocal_bound(-5, 16)", "5.5 × 10³⁴"),
+        ("overflow.BF16_MAX", "3.4 × 10³⁸"),
+        ("overflow.BF16_MAX_LOG", "88.72"),
+        ("overflow.largest_safe_tile(-5)", "17"),
+    ]:
         assert f'data-calc="{expression}">{shown}</span>' in page
 
 
@@ -93,8 +110,12 @@ def test_every_ascii_diagram_is_a_captioned_figure_with_a_text_alternative(site)
         assert diagrams, f"{slug}.html has no diagram"
         for tag in diagrams:
             assert re.search(r'role="img" aria-label="[^"]{20,}"', tag), f"{slug}.html: {tag}"
-        figures = re.findall(r'<figure class="diagram-figure">\n<pre class="diagram".*?<figcaption>[^<]+'
-                             r"</figcaption>\n</figure>", page, re.S)
+        figures = re.findall(
+            r'<figure class="diagram-figure">\n<pre class="diagram".*?<figcaption>[^<]+'
+            r"</figcaption>\n</figure>",
+            page,
+            re.S,
+        )
         assert len(figures) == len(diagrams)
 
 
@@ -123,8 +144,9 @@ def test_every_question_revisits_a_heading_that_exists(site):
         for question in questions(site[f"{slug}.html"]):
             target, _, anchor = question["data-revisit"].partition("#")
             assert anchor, f"{slug}: {question['data-question']} names no section"
-            assert re.search(rf'<h[2-4][^>]* id="{re.escape(anchor)}"', site[target]), \
+            assert re.search(rf'<h[2-4][^>]* id="{re.escape(anchor)}"', site[target]), (
                 f"{slug}: {question['data-question']} → {target}#{anchor} is not a heading"
+            )
             checked += 1
     assert checked >= 20
 
@@ -136,7 +158,7 @@ def test_review_a_has_the_shape_the_issue_asks_for(site):
     assert all(q["data-lessons"] and q["data-revisit"] for q in review)
     assert {n for q in review for n in q["data-lessons"].split()} == {"1", "2", "3", "4"}
     page = site["review-a.html"]
-    for generated in ('data-progress-map', 'data-next-up', 'id="tally"'):
+    for generated in ("data-progress-map", "data-next-up", 'id="tally"'):
         assert generated in page
 
 
@@ -160,12 +182,13 @@ def test_lesson_three_embeds_both_widgets_with_k3s_constants(site):
 
 def test_the_python_sketch_in_lesson_two_matches_the_kernel():
     import numpy as np
+
     from kernels import kda
 
     source = (REPO / "lessons" / "02-kda.md").read_text()
     code = re.search(r"```python\n(.*?)```", source, re.S).group(1)
     names: dict = {}
-    exec(compile(code, "lessons/02-kda.md", "exec"), names)  # noqa: S102 - our own lesson's code
+    exec(compile(code, "lessons/02-kda.md", "exec"), names)
     rng = np.random.default_rng(7)
     T, d_k, d_v = 12, 4, 3
     q, k = rng.standard_normal((T, d_k)), rng.standard_normal((T, d_k)) / 2
@@ -188,16 +211,27 @@ def test_the_map_so_far_marks_earlier_units_covered_and_this_one_here(site):
 
 def page_text(page: str) -> str:
     """Return a page's article as plain text: tags dropped, entities decoded, spaces collapsed."""
-    article = page[page.index('<div class="unit-body">'):]
+    article = page[page.index('<div class="unit-body">') :]
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", article)).split())
 
 
 def test_lesson_one_states_the_seeds_figures(site):
     text = page_text(site["k3-at-a-glance.html"])
-    for fact in ("2.78T", "104.2B", "64 accelerators or more", "896, of which 16", "| 384 | 896 |",
-                 "7,168", "160K", "three KDA layers followed by one Gated MLA layer", "Stable LatentMoE",
-                 "blocks of 12", "MoonViT-V2 and then an MLP projector", "8K and then 64K",
-                 "256K and then 1M"):
+    for fact in (
+        "2.78T",
+        "104.2B",
+        "64 accelerators or more",
+        "896, of which 16",
+        "| 384 | 896 |",
+        "7,168",
+        "160K",
+        "three KDA layers followed by one Gated MLA layer",
+        "Stable LatentMoE",
+        "blocks of 12",
+        "MoonViT-V2 and then an MLP projector",
+        "8K and then 64K",
+        "256K and then 1M",
+    ):
         assert fact.replace("| ", "").replace(" |", "") in text.replace("|", ""), fact
 
 
@@ -205,9 +239,15 @@ def test_lesson_one_computes_its_arithmetic_with_calc_and_agrees_with_the_widget
     from kernels import sizes
 
     page = site["k3-at-a-glance.html"]
-    for expression, shown in [("23 * 4 + 1", sizes.K3_LAYERS), ("23 * 3", sizes.K3_KDA_LAYERS),
-                              ("23 + 1", sizes.K3_MLA_LAYERS), ("2780 / 104.2", 27), ("896 / 16", 56),
-                              ("math.ceil(93 / 12)", 8), ("93 - 7 * 12", 9)]:
+    for expression, shown in [
+        ("23 * 4 + 1", sizes.K3_LAYERS),
+        ("23 * 3", sizes.K3_KDA_LAYERS),
+        ("23 + 1", sizes.K3_MLA_LAYERS),
+        ("2780 / 104.2", 27),
+        ("896 / 16", 56),
+        ("math.ceil(93 / 12)", 8),
+        ("93 - 7 * 12", 9),
+    ]:
         assert f'data-calc="{expression}">{shown}</span>' in page, expression
     assert 'data-widget="memory-per-sequence"' in page
     assert "assumed" in page_text(page).lower()
@@ -234,7 +274,9 @@ def measured() -> dict:
     parity = data["parity"]["max_abs_difference_to_reference"]["fused_recurrent_kda, float32 inputs"]
     tiles = data["bf16_tile_simulation"]
     gates = [tiles[name] for name in ("bounded gate", "unbounded gate, strong decay")]
-    worst = max(row["worst_16_token_cumulative_log_decay"] for row in data["unbounded_gate_on_safe_path"]["rows"].values())
+    worst = max(
+        row["worst_16_token_cumulative_log_decay"] for row in data["unbounded_gate_on_safe_path"]["rows"].values()
+    )
     mantissa, exponent = f"{parity:.0e}".split("e")
     return {
         "version": f"fla-core {data['software']['fla-core']}",
@@ -258,8 +300,8 @@ def test_the_measurement_file_is_the_one_shared_with_the_project():
 
 def test_lesson_three_prints_the_measured_figures_as_the_file_holds_them(site):
     page = site["sequence-axis.html"]
-    aside = page[page.index('aria-label="The open-source kernel, measured"'):]
-    aside = aside[:aside.index("</aside>")]
+    aside = page[page.index('aria-label="The open-source kernel, measured"') :]
+    aside = aside[: aside.index("</aside>")]
     aside = re.sub(r'<span class="calc"[^>]*>[^<]*</span>|<sup class="footnote-ref">.*?</sup>', "", aside)
     text = page_text('<div class="unit-body">' + aside)
     figures = measured()

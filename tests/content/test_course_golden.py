@@ -3,13 +3,14 @@
 A mismatch writes `<page>-changed.html` beside the golden file for review; accept deliberate
 changes with `pytest tests/content --update-golden` (CI never does).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, check_golden, copy_course
+
 from coursegen.pipeline import build_site
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -24,5 +25,10 @@ def course_outputs(tmp_path_factory):
 
 @pytest.mark.parametrize("name", PAGES)
 def test_each_course_page_matches_its_golden_snapshot(name, course_outputs, request):
-    check_golden(course_outputs[f"{name}.html"].decode(), GOLDEN, name, f"{name}.html",
-                 request.config.getoption("--update-golden"))
+    check_golden(
+        course_outputs[f"{name}.html"].decode(),
+        GOLDEN,
+        name,
+        f"{name}.html",
+        request.config.getoption("--update-golden"),
+    )

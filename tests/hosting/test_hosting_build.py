@@ -1,4 +1,5 @@
 """What the build writes for hosting: CSP, Open Graph, robots.txt, the service worker, the offline switch."""
+
 from __future__ import annotations
 
 import base64
@@ -8,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 
 from coursegen.features import csp
 from coursegen.features.hosting import offline
 from coursegen.pipeline import BuildOptions, build_site
-from helpers import run_cli
 
 PAGES = ("index.html", "first.html", "second.html", "check.html", "404.html")
 
@@ -33,6 +34,7 @@ def inline_scripts(html: str) -> list[str]:
 @pytest.fixture(scope="module")
 def mini_site(tmp_path_factory):
     from helpers import FIXTURES, copy_course
+
     return build_site(copy_course(FIXTURES / "mini", tmp_path_factory.mktemp("host") / "mini")).outputs
 
 
@@ -49,18 +51,24 @@ def test_every_inline_script_is_allowed_by_its_exact_hash_and_nothing_else_inlin
 
 
 def test_the_policy_allows_webassembly_workers_and_the_pinned_cdn_only_when_pyodide_comes_from_it(mini_course):
-    from coursegen.stages.config import load_config
     from coursegen.errors import Problems
+    from coursegen.stages.config import load_config
+
     config = load_config(mini_course, Problems())
     from coursegen.pipeline import EXTENSIONS, csp_sources
+
     online = csp.directives(config, mini_course / "templates", csp_sources(config, EXTENSIONS))
     pinned = f"https://cdn.jsdelivr.net/pyodide/v{config.pyodide.version}/full/"
     assert online["script-src"][-2:] == ["'wasm-unsafe-eval'", pinned]
     assert pinned in online["connect-src"] and "'self'" in online["worker-src"]
     hosted = offline.self_hosted(config)
     local = csp.directives(hosted, mini_course / "templates", csp_sources(hosted, EXTENSIONS))
-    assert not any("https:" in source for sources in local.values() for source in sources
-                   if not source.startswith("https://example.org"))
+    assert not any(
+        "https:" in source
+        for sources in local.values()
+        for source in sources
+        if not source.startswith("https://example.org")
+    )
 
 
 def test_the_csp_meta_comes_before_every_script_and_stylesheet(mini_site):
@@ -74,8 +82,11 @@ def test_open_graph_tags_repeat_the_title_description_and_canonical_url(page, mi
     title = re.search(r"<title>(.*?)</title>", html).group(1)
     canonical = re.search(r'<link rel="canonical" href="([^"]*)">', html).group(1)
     assert meta(html, "property", "og:title") == title
-    assert meta(html, "property", "og:url") == canonical == "https://example.org/mini/" + (
-        "" if page == "index.html" else page)
+    assert (
+        meta(html, "property", "og:url")
+        == canonical
+        == "https://example.org/mini/" + ("" if page == "index.html" else page)
+    )
     assert meta(html, "property", "og:description") == meta(html, "name", "description")
     assert meta(html, "property", "og:type") == ("website" if page == "index.html" else "article")
 
@@ -118,9 +129,10 @@ def test_the_service_worker_version_changes_with_a_lesson_and_only_then(mini_cou
 
 
 def test_large_files_are_kept_on_first_use_rather_than_precached(mini_course):
+    from coursegen.errors import Problems
     from coursegen.model import Course
     from coursegen.stages.config import load_config
-    from coursegen.errors import Problems
+
     course = Course(config=load_config(mini_course, Problems()))
     files = {"pyodide/pyodide.asm.wasm": b"x" * (offline.PRECACHE_LIMIT + 1), "assets/a.1234567890.js": b"y"}
     listed = offline.precache_list(course, files)
@@ -141,9 +153,10 @@ def without_comments(code: str) -> str:
 
 def test_offline_build_self_hosts_pyodide_and_names_no_outside_address(tmp_path, capsys):
     from helpers import copy_course
+
     course = copy_course(Path(__file__).parent / "course", tmp_path / "course")  # has a widget
     assert "source: local" not in (course / "course.yaml").read_text()
-    status, out, err = run_cli(capsys, "--root", course, "build", "--offline")
+    status, _out, err = run_cli(capsys, "--root", course, "build", "--offline")
     assert status == 0, err
     site = course / "site"
     assert (site / "pyodide" / "pyodide.mjs").is_file() and (site / "pyodide" / "pyodide.asm.wasm").is_file()

@@ -1,11 +1,11 @@
 """The GitHub Pages workflow cannot run here, so its structure is checked instead: the official actions,
 each pinned to a version, pip cached, the build command the README documents, the artifact deployed."""
+
 from __future__ import annotations
 
 import re
 
 import pytest
-
 from helpers import REPO, read_yaml
 
 WORKFLOW = REPO / ".github" / "workflows" / "pages.yml"
@@ -27,8 +27,13 @@ def uses(workflow: dict, job: str) -> dict[str, str]:
 
 def test_the_workflow_uses_the_official_pages_actions_each_pinned_to_a_release(workflow):
     actions = {**uses(workflow, "build"), **uses(workflow, "deploy")}
-    assert {"actions/checkout", "actions/setup-python", "actions/configure-pages",
-            "actions/upload-pages-artifact", "actions/deploy-pages"} <= set(actions)
+    assert {
+        "actions/checkout",
+        "actions/setup-python",
+        "actions/configure-pages",
+        "actions/upload-pages-artifact",
+        "actions/deploy-pages",
+    } <= set(actions)
     for action, version in actions.items():
         assert re.fullmatch(r"v\d+\.\d+\.\d+", version), f"{action} is pinned to {version!r}, not a release"
 

@@ -1,13 +1,14 @@
 """The search index Pagefind writes at build time: every published unit, its sections, answers left out."""
+
 from __future__ import annotations
 
 import gzip
 import json
 from types import SimpleNamespace
 
-from coursegen.stages.parse import ID_ATTR
-from coursegen.pipeline import build_site
 from coursegen.features.search.extension import BUNDLE, ENTRY, indexed_page
+from coursegen.pipeline import build_site
+from coursegen.stages.parse import ID_ATTR
 
 QUESTION = """
 :::: recall {lessons: [1]}
@@ -37,9 +38,11 @@ def with_a_question(course):
 
 
 def test_a_question_is_headed_by_its_kind_label_in_the_copy_pagefind_indexes():
-    html = ('<h2 id="intro">Intro</h2><p>Text.</p>\n<section class="question question-recall" id="q-why" '
-            'data-question="why" data-kind="recall">\n<p class="question-kind">Free recall · lesson 1</p>\n'
-            '<div class="question-prompt"><p>Why?</p></div></section>')
+    html = (
+        '<h2 id="intro">Intro</h2><p>Text.</p>\n<section class="question question-recall" id="q-why" '
+        'data-question="why" data-kind="recall">\n<p class="question-kind">Free recall · lesson 1</p>\n'
+        '<div class="question-prompt"><p>Why?</p></div></section>'
+    )
     unit = SimpleNamespace(title="A & B", label="Review 3", page=SimpleNamespace(html=html))
     page = indexed_page(unit, "en")
     assert '<main data-pagefind-body><h1>A &amp; B</h1><h2 id="intro">' in page
@@ -76,8 +79,9 @@ def test_the_bundle_is_only_what_search_js_loads(mini_course):
     bundle = sorted(path for path in outputs if path.startswith(f"{BUNDLE}/"))
     assert ENTRY in bundle and f"{BUNDLE}/pagefind-entry.json" in bundle
     assert [path for path in bundle if "/wasm." in path] == [f"{BUNDLE}/wasm.en.pagefind"]
-    assert not [path for path in bundle if "-ui" in path or "highlight" in path or "playground" in path
-                or "worker" in path]
+    assert not [
+        path for path in bundle if "-ui" in path or "highlight" in path or "playground" in path or "worker" in path
+    ]
     entry = json.loads(outputs[f"{BUNDLE}/pagefind-entry.json"])
     assert list(entry["languages"]) == ["en"] and entry["languages"]["en"]["page_count"] == 3
     assert f'data-search-lib="{ENTRY}"' in outputs["first.html"].decode()
@@ -86,12 +90,15 @@ def test_the_bundle_is_only_what_search_js_loads(mini_course):
 def test_pagefind_indexes_while_the_pages_render_and_the_service_worker_lists_its_files(mini_course, monkeypatch):
     from coursegen import pipeline
     from coursegen.features.search import extension as search
+
     steps = []
     started, render, files = search.PagefindRun.__init__, pipeline.render_site, search.PagefindRun.files
-    monkeypatch.setattr(search.PagefindRun, "__init__",
-                        lambda run, *args: (steps.append("Pagefind started"), started(run, *args))[1])
-    monkeypatch.setattr(pipeline, "render_site", lambda *args, **kw: (steps.append("pages rendered"),
-                                                                     render(*args, **kw))[1])
+    monkeypatch.setattr(
+        search.PagefindRun, "__init__", lambda run, *args: (steps.append("Pagefind started"), started(run, *args))[1]
+    )
+    monkeypatch.setattr(
+        pipeline, "render_site", lambda *args, **kw: (steps.append("pages rendered"), render(*args, **kw))[1]
+    )
     monkeypatch.setattr(search.PagefindRun, "files", lambda run: (steps.append("index read"), files(run))[1])
     outputs = build_site(mini_course).outputs
     assert steps == ["Pagefind started", "pages rendered", "index read"]
@@ -105,8 +112,9 @@ def test_a_build_that_fails_while_rendering_stops_pagefind_and_removes_its_copy(
 
     import pytest
 
-    from coursegen.features.search import extension as search
     from coursegen.errors import ContentError
+    from coursegen.features.search import extension as search
+
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(search, "scratch_folder", lambda: str(scratch))
@@ -116,8 +124,9 @@ def test_a_build_that_fails_while_rendering_stops_pagefind_and_removes_its_copy(
     monkeypatch.setattr(search.PagefindRun, "__init__", lambda run, *args: (runs.append(run), started(run, *args))[1])
     templates = mini_course / "templates"
     templates.mkdir(exist_ok=True)
-    (templates / "lesson.html").write_text('{% extends "base.html" %}{% block content %}{{ asset("nothing.css") }}'
-                                           "{% endblock %}\n")
+    (templates / "lesson.html").write_text(
+        '{% extends "base.html" %}{% block content %}{{ asset("nothing.css") }}{% endblock %}\n'
+    )
     with pytest.raises(ContentError) as raised:
         build_site(mini_course)
     assert "nothing.css" in str(raised.value.problems[0].message)
@@ -129,6 +138,7 @@ def test_a_pagefind_that_fails_fails_the_build_with_its_message(mini_course, mon
     import pytest
 
     from coursegen.features.search import extension as search
+
     failing = tmp_path / "pagefind"
     failing.write_text("#!/bin/sh\necho 'Error: the index could not be written' >&2\nexit 3\n")
     failing.chmod(0o755)

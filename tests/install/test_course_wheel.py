@@ -1,4 +1,5 @@
 """The course package's wheel (widget_site.write_wheel, the one live widgets load) is a wheel pip installs."""
+
 from __future__ import annotations
 
 import base64
@@ -11,9 +12,9 @@ import sys
 import zipfile
 
 import pytest
+from helpers import REPO
 
 from coursegen.features.widgets.site import package_wheel, wheel_name
-from helpers import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -27,12 +28,18 @@ def test_pip_installs_the_kernels_wheel_and_python_imports_it_from_there(tmp_pat
     # System packages stay visible: the kernels need numpy, which this test does not install.
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True, env=env)
     python = venv / "bin" / "python"
-    installed = subprocess.run([python, "-m", "pip", "install", "--no-index", "--no-deps", wheel],
-                               capture_output=True, text=True, env=env, cwd=tmp_path)
+    installed = subprocess.run(
+        [python, "-m", "pip", "install", "--no-index", "--no-deps", wheel],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     code = "import kernels, pathlib; print(pathlib.Path(kernels.__file__).relative_to(sys.prefix))"
-    imported = subprocess.run([python, "-I", "-c", "import sys; " + code], capture_output=True, text=True,
-                              env=env, cwd=tmp_path, check=True)
+    imported = subprocess.run(
+        [python, "-I", "-c", "import sys; " + code], capture_output=True, text=True, env=env, cwd=tmp_path, check=True
+    )
     assert imported.stdout.strip().startswith("lib/") and imported.stdout.strip().endswith("kernels/__init__.py")
 
 
@@ -52,8 +59,11 @@ def test_source_date_epoch_is_read_not_set_and_held_within_what_a_zip_entry_can_
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     first = package_wheel(REPO)
     assert "SOURCE_DATE_EPOCH" not in os.environ
-    for epoch, date_time in (("1700000000", (2023, 11, 14, 22, 13, 20)), ("100", (1980, 1, 1, 0, 0, 0)),
-                             ("253402300799", (2107, 12, 31, 23, 59, 58))):  # zip times count in two seconds
+    for epoch, date_time in (
+        ("1700000000", (2023, 11, 14, 22, 13, 20)),
+        ("100", (1980, 1, 1, 0, 0, 0)),
+        ("253402300799", (2107, 12, 31, 23, 59, 58)),
+    ):  # zip times count in two seconds
         monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
         wheel = zipfile.ZipFile(io.BytesIO(package_wheel(REPO)[1]))
         assert {info.date_time for info in wheel.infolist()} == {date_time}

@@ -3,6 +3,7 @@ environment, used from an empty folder outside the repository to start, override
 
 Slow (a wheel build and a venv, about half a minute), but part of the normal suite.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,7 +14,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO
 
 pytestmark = pytest.mark.slow
@@ -35,8 +35,11 @@ def wheel(tmp_path_factory) -> Path:
     source = tmp_path_factory.mktemp("source")
     for name in SOURCES:
         copy = shutil.copytree if (REPO / name).is_dir() else shutil.copy
-        copy(REPO / name, source / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
-                                            if (REPO / name).is_dir() else {}))
+        copy(
+            REPO / name,
+            source / name,
+            **({"ignore": shutil.ignore_patterns("__pycache__")} if (REPO / name).is_dir() else {}),
+        )
     out = tmp_path_factory.mktemp("wheel")
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", out, source], cwd=out)
     return next(out.glob("coursegen-*.whl"))
@@ -47,8 +50,10 @@ def venv(tmp_path_factory, wheel) -> Path:
     """A fresh venv (system packages visible for the dependencies) with the wheel installed."""
     folder = tmp_path_factory.mktemp("venv")
     run([sys.executable, "-m", "venv", "--system-site-packages", folder], cwd=folder)
-    run([folder / "bin" / "python", "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall",
-         wheel], cwd=folder)
+    run(
+        [folder / "bin" / "python", "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall", wheel],
+        cwd=folder,
+    )
     return folder
 
 
@@ -60,6 +65,7 @@ def coursegen(venv, tmp_path):
 
     def command(*args, check: bool = True):
         return run([venv / "bin" / "coursegen", *args], cwd=folder, check=check)
+
     command.folder = folder
     return command
 
@@ -69,13 +75,25 @@ def test_the_wheel_holds_the_engine_and_its_theme_and_no_course(wheel):
     assert not [n for n in names if n.startswith("kernels/")]
     assert not [n for n in names if n.split("/")[0] not in ("coursegen",) and ".dist-info/" not in n]
     theme = {n.removeprefix("coursegen/default_theme/") for n in names if n.startswith("coursegen/default_theme/")}
-    expected = {p.relative_to(REPO / "templates").as_posix() for p in (REPO / "templates").rglob("*")
-                if p.is_file() and "__pycache__" not in p.parts}
+    expected = {
+        p.relative_to(REPO / "templates").as_posix()
+        for p in (REPO / "templates").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert theme == expected  # every file of templates/, and nothing else
-    assert {"base.html", "partials/header.html", "partials/footer.html", "assets/sw.js",
-            "assets/pyodide-worker.js", "assets/search.js", "assets/vendor/ts-fsrs.js"} <= theme
+    assert {
+        "base.html",
+        "partials/header.html",
+        "partials/footer.html",
+        "assets/sw.js",
+        "assets/pyodide-worker.js",
+        "assets/search.js",
+        "assets/vendor/ts-fsrs.js",
+    } <= theme
     assert "coursegen/authoring/skeletons/course/widgets/growth-steps/widget.py" in names
-    engine = {p.relative_to(REPO).as_posix() for p in (REPO / "coursegen").rglob("*.py") if "__pycache__" not in p.parts}
+    engine = {
+        p.relative_to(REPO).as_posix() for p in (REPO / "coursegen").rglob("*.py") if "__pycache__" not in p.parts
+    }
     assert engine <= set(names)  # every sub-package ships (pyproject lists them one by one)
 
 
@@ -131,11 +149,25 @@ def test_an_editable_install_uses_the_source_templates_folder_as_its_theme(tmp_p
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy)(REPO / name, source / name)
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", "--system-site-packages", venv], cwd=tmp_path)
-    run([venv / "bin" / "python", "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
-         "-e", source], cwd=tmp_path)
+    run(
+        [
+            venv / "bin" / "python",
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-e",
+            source,
+        ],
+        cwd=tmp_path,
+    )
     course = tmp_path / "course"
     course.mkdir()
-    where = run([venv / "bin" / "python", "-c", "from coursegen.theme import files; print(files.packaged_theme())"], cwd=course)
+    where = run(
+        [venv / "bin" / "python", "-c", "from coursegen.theme import files; print(files.packaged_theme())"], cwd=course
+    )
     assert Path(where.stdout.strip()) == source / "templates"
     run([venv / "bin" / "coursegen", "init"], cwd=course)
     run([venv / "bin" / "coursegen", "check", "--strict"], cwd=course)

@@ -1,10 +1,12 @@
 """Tests for kernels.gates: the Kimi Linear softplus gate and the bounded sigmoid gate."""
+
 import math
 
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernels import gates
 

@@ -1,11 +1,13 @@
 """Tests for kernels.kda: the recurrence, the chunked form, dtypes, batching, bad input."""
+
 import json
 import math
 
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernels import kda
 
@@ -14,7 +16,7 @@ def plain_kda(q, k, v, g, beta, scale=None, initial_state=None):
     """A deliberately plain second implementation: explicit loops and outer products."""
     T, d_k = q.shape
     d_v = v.shape[1]
-    scale = d_k ** -0.5 if scale is None else scale
+    scale = d_k**-0.5 if scale is None else scale
     S = np.zeros((d_k, d_v)) if initial_state is None else np.array(initial_state, dtype=float)
     out = np.zeros((T, d_v))
     for t in range(T):
@@ -66,9 +68,16 @@ def test_recurrent_matches_plain_loops(seed):
 
 
 @settings(max_examples=60, deadline=None)
-@given(T=st.integers(1, 150), chunk=st.integers(1, 80), d_k=st.integers(1, 12),
-       d_v=st.integers(1, 12), g_lo=st.floats(-5.0, -0.005), width=st.floats(0.0, 1.0),
-       with_state=st.booleans(), seed=st.integers(0, 2**32 - 1))
+@given(
+    T=st.integers(1, 150),
+    chunk=st.integers(1, 80),
+    d_k=st.integers(1, 12),
+    d_v=st.integers(1, 12),
+    g_lo=st.floats(-5.0, -0.005),
+    width=st.floats(0.0, 1.0),
+    with_state=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_chunkwise_equals_recurrent(T, chunk, d_k, d_v, g_lo, width, with_state, seed):
     rng = np.random.default_rng(seed)
     g_hi = g_lo + width * (-0.005 - g_lo)  # decays anywhere from -5 to -0.005
@@ -124,7 +133,7 @@ def test_leading_axes_broadcast():
 def test_low_precision_inputs(dtype, tol, g_lo):
     rng = np.random.default_rng(3)
     inputs64 = make_inputs(rng, 90, 8, 8, g_lo, -0.005)
-    o64, s64 = kda.recurrent(*inputs64)
+    _o64, _s64 = kda.recurrent(*inputs64)
     inputs = [x.astype(dtype) for x in inputs64]
     ref, _ = kda.recurrent(*[x.astype(np.float64) for x in inputs])  # same rounded inputs
     for fn in (kda.recurrent, lambda *a: kda.chunkwise(*a, chunk_size=32)):
@@ -179,8 +188,7 @@ def test_demo_report(gate):
 def test_demo_forms_stay_far_inside_the_widgets_agreement_bound(gate, g_min):
     # The kda-chunkwise widget says both forms agree to within 10⁻¹²; over its longest inputs and
     # every chunk size they differ by about 5e-15, a hundredfold inside, on any BLAS's round-off.
-    worst = max(kda.demo(1024, c, gate, g_min, seed)["max_abs_diff"]
-                for c in (16, 32, 64, 128) for seed in (0, 9999))
+    worst = max(kda.demo(1024, c, gate, g_min, seed)["max_abs_diff"] for c in (16, 32, 64, 128) for seed in (0, 9999))
     assert worst < 1e-14
 
 
@@ -194,29 +202,34 @@ def _good(T=10, d_k=3, d_v=2):
     return make_inputs(np.random.default_rng(0), T, d_k, d_v)
 
 
-@pytest.mark.parametrize("change,match", [
-    (lambda a: a.update(k=a["k"][:, :2]), r"k must have shape \(\.\.\., 10, 3\)"),
-    (lambda a: a.update(v=a["v"][:7]), r"v must have shape \(\.\.\., 10, d_v\)"),
-    (lambda a: a.update(g=a["g"][:9]), r"g must have shape"),
-    (lambda a: a.update(beta=a["beta"][:4]), r"beta must have shape \(\.\.\., 10\)"),
-    (lambda a: a.update(q=a["q"][0]), r"q must have at least 2 axes"),
-    (lambda a: a.update(beta=np.float64(0.5)), r"beta must have shape"),
-    (lambda a: a.update(q=a["q"][:0], k=a["k"][:0], v=a["v"][:0], g=a["g"][:0], beta=a["beta"][:0]),
-     r"need T, d_k, d_v >= 1"),
-    (lambda a: a.update(q=np.ones((2, 10, 3)), k=np.ones((3, 10, 3))), r"leading batch/head axes must broadcast"),
-    (lambda a: a.update(initial_state=np.zeros((2, 3))), r"initial_state must have shape \(\.\.\., 3, 2\)"),
-    (lambda a: a["g"].__setitem__((4, 1), 0.25), r"g must be <= 0"),
-    (lambda a: a["beta"].__setitem__(3, 1.5), r"beta must lie in \[0, 1\]"),
-    (lambda a: a["beta"].__setitem__(3, -0.1), r"beta must lie in \[0, 1\]"),
-    (lambda a: a["q"].__setitem__((0, 0), np.nan), r"q must be finite"),
-    (lambda a: a["v"].__setitem__((1, 1), np.inf), r"v must be finite"),
-    (lambda a: a["g"].__setitem__((2, 2), -np.inf), r"g must be finite"),
-    (lambda a: a.update(initial_state=np.full((3, 2), np.nan)), r"initial_state must be finite"),
-    (lambda a: a.update(scale=float("nan")), r"scale must be a finite real number"),
-    (lambda a: a.update(q=a["q"].astype(complex)), r"q must be a real float array"),
-])
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (lambda a: a.update(k=a["k"][:, :2]), r"k must have shape \(\.\.\., 10, 3\)"),
+        (lambda a: a.update(v=a["v"][:7]), r"v must have shape \(\.\.\., 10, d_v\)"),
+        (lambda a: a.update(g=a["g"][:9]), r"g must have shape"),
+        (lambda a: a.update(beta=a["beta"][:4]), r"beta must have shape \(\.\.\., 10\)"),
+        (lambda a: a.update(q=a["q"][0]), r"q must have at least 2 axes"),
+        (lambda a: a.update(beta=np.float64(0.5)), r"beta must have shape"),
+        (
+            lambda a: a.update(q=a["q"][:0], k=a["k"][:0], v=a["v"][:0], g=a["g"][:0], beta=a["beta"][:0]),
+            r"need T, d_k, d_v >= 1",
+        ),
+        (lambda a: a.update(q=np.ones((2, 10, 3)), k=np.ones((3, 10, 3))), r"leading batch/head axes must broadcast"),
+        (lambda a: a.update(initial_state=np.zeros((2, 3))), r"initial_state must have shape \(\.\.\., 3, 2\)"),
+        (lambda a: a["g"].__setitem__((4, 1), 0.25), r"g must be <= 0"),
+        (lambda a: a["beta"].__setitem__(3, 1.5), r"beta must lie in \[0, 1\]"),
+        (lambda a: a["beta"].__setitem__(3, -0.1), r"beta must lie in \[0, 1\]"),
+        (lambda a: a["q"].__setitem__((0, 0), np.nan), r"q must be finite"),
+        (lambda a: a["v"].__setitem__((1, 1), np.inf), r"v must be finite"),
+        (lambda a: a["g"].__setitem__((2, 2), -np.inf), r"g must be finite"),
+        (lambda a: a.update(initial_state=np.full((3, 2), np.nan)), r"initial_state must be finite"),
+        (lambda a: a.update(scale=float("nan")), r"scale must be a finite real number"),
+        (lambda a: a.update(q=a["q"].astype(complex)), r"q must be a real float array"),
+    ],
+)
 def test_bad_input(change, match):
-    args = dict(zip("q k v g beta".split(), _good()))
+    args = dict(zip(["q", "k", "v", "g", "beta"], _good()))
     change(args)
     for fn in (kda.recurrent, kda.chunkwise):
         with pytest.raises(ValueError, match=match):
@@ -242,8 +255,8 @@ def test_integer_and_mixed_inputs_promote():
     rng = np.random.default_rng(12)
     q, k, v, g, beta = make_inputs(rng, 12, 2, 2)
     q_int, beta_int = np.round(3 * q).astype(int), (beta > 0.5).astype(int)
-    o, s = kda.chunkwise(q_int, k, v, g, beta_int, chunk_size=4)
-    o_ref, s_ref = plain_kda(q_int.astype(float), k, v, g, beta_int.astype(float))
+    o, _s = kda.chunkwise(q_int, k, v, g, beta_int, chunk_size=4)
+    o_ref, _s_ref = plain_kda(q_int.astype(float), k, v, g, beta_int.astype(float))
     assert o.dtype == np.float64 and rel_err(o, o_ref) < 1e-13
     o32, _ = kda.recurrent(q.astype(np.float32), k, v, g, beta)  # mixed: float64 wins
     assert o32.dtype == np.float64

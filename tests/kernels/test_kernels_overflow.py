@@ -1,11 +1,13 @@
 """Tests for kernels.overflow: the BF16 ceiling, the tile bound and the per-position values."""
+
 import json
 import math
 
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernels import gates, overflow
 
@@ -14,10 +16,10 @@ BF16 = ml_dtypes.bfloat16
 
 def test_bf16_constants():
     assert overflow.BF16_MAX == (2 - 2**-7) * 2**127
-    assert overflow.BF16_MAX == float(ml_dtypes.finfo(BF16).max)
-    assert overflow.BF16_MAX == pytest.approx(3.39e38, rel=1e-3)
-    assert overflow.BF16_MAX_LOG == math.log(overflow.BF16_MAX)
-    assert overflow.BF16_MAX_LOG == pytest.approx(88.72, abs=5e-3)
+    assert float(ml_dtypes.finfo(BF16).max) == overflow.BF16_MAX
+    assert pytest.approx(3.39e38, rel=1e-3) == overflow.BF16_MAX
+    assert math.log(overflow.BF16_MAX) == overflow.BF16_MAX_LOG
+    assert pytest.approx(88.72, abs=5e-3) == overflow.BF16_MAX_LOG
 
 
 def test_minus_five_with_sixteen_fits():
@@ -61,8 +63,20 @@ def test_largest_safe_tile_is_the_boundary(g_min):
 def test_analyse_is_strict_json():
     r = overflow.analyse(-5.0, 16)
     assert json.loads(json.dumps(r, allow_nan=False)) == r
-    for key in ("g_min", "tile", "worst_log_decay", "reciprocal_bound", "reciprocal_bound_log10",
-                "bf16_max", "bf16_max_log", "margin_nats", "margin_bits", "fits", "verdict", "positions"):
+    for key in (
+        "g_min",
+        "tile",
+        "worst_log_decay",
+        "reciprocal_bound",
+        "reciprocal_bound_log10",
+        "bf16_max",
+        "bf16_max_log",
+        "margin_nats",
+        "margin_bits",
+        "fits",
+        "verdict",
+        "positions",
+    ):
         assert key in r
     huge = overflow.analyse(-100.0, 16)  # e^1600 is past float64
     assert huge["reciprocal_bound"] == float("inf")

@@ -1,4 +1,5 @@
 """Tests for kernels.sizes: cache and state sizes, mixture-of-experts parameter counts."""
+
 import pytest
 
 from kernels import sizes
@@ -38,13 +39,16 @@ def test_moe_params():
     assert plain == {"per_expert": 400, "router": 0, "total": 1600, "active": 400, "active_fraction": 0.25}
 
 
-@pytest.mark.parametrize("call,match", [
-    (lambda: sizes.attention_cache_per_token(-1, 128), "num_kv_heads must be a non-negative integer"),
-    (lambda: sizes.attention_cache(2.5, 8, 128), "seq_len must be a non-negative integer"),
-    (lambda: sizes.mla_cache_per_token(512, bytes_per_value=0), "bytes_per_value must be a positive number"),
-    (lambda: sizes.kda_state_per_token(0, 1, 2, 3), "seq_len must be >= 1"),
-    (lambda: sizes.moe_params(8, 8, 4, 5), r"top_k must be <= num_experts \(4\)"),
-])
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: sizes.attention_cache_per_token(-1, 128), "num_kv_heads must be a non-negative integer"),
+        (lambda: sizes.attention_cache(2.5, 8, 128), "seq_len must be a non-negative integer"),
+        (lambda: sizes.mla_cache_per_token(512, bytes_per_value=0), "bytes_per_value must be a positive number"),
+        (lambda: sizes.kda_state_per_token(0, 1, 2, 3), "seq_len must be >= 1"),
+        (lambda: sizes.moe_params(8, 8, 4, 5), r"top_k must be <= num_experts \(4\)"),
+    ],
+)
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()

@@ -1,10 +1,10 @@
 """Fixtures for the question tests: a private copy of the review fixture course."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
 from helpers import FIXTURES, copy_course
 
 

@@ -1,13 +1,14 @@
 """Parse Markdown with the question blocks installed, outside a whole build."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
+from coursegen.errors import Problems
 from coursegen.features import callouts as blocks
 from coursegen.features.questions import extension as questions
-from coursegen.errors import Problems
-from coursegen.stages.parse import ParseContext, make_markdown
 from coursegen.model import Source
+from coursegen.stages.parse import ParseContext, make_markdown
 
 MD = make_markdown((blocks, questions))
 SLUGS = {"lessons/01-yeast.md": "yeast", "lessons/02-gluten.md": "gluten", "reviews/03-check.md": "check"}
@@ -19,6 +20,14 @@ def render(text: str, path: str = "reviews/03-check.md") -> tuple[str, dict]:
     slug = SLUGS[path]
     kind = "review" if path.startswith("reviews/") else "lesson"
     ctx = ParseContext(root=Path("."), slug_by_path=SLUGS, extra={"questions": {"numbers": NUMBERS}})
-    env = {"path": path, "problems": Problems(), "ctx": ctx, "source": Source(path, text, kind, slug),
-           "links": [], "assets": [], "widgets": [], "questions": []}
+    env = {
+        "path": path,
+        "problems": Problems(),
+        "ctx": ctx,
+        "source": Source(path, text, kind, slug),
+        "links": [],
+        "assets": [],
+        "widgets": [],
+        "questions": [],
+    }
     return MD.render(text, env), env

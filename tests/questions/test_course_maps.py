@@ -1,4 +1,5 @@
 """The course map and the progress maps: units in order, runs of untitled upcoming units as one line."""
+
 from __future__ import annotations
 
 import re
@@ -24,9 +25,14 @@ def upcoming(number, slug, kind="lesson", title="", part=""):
 
 
 def test_consecutive_untitled_upcoming_units_of_one_part_become_one_run():
-    units = (upcoming(1, "a", title="Titled"), upcoming(2, "b"), upcoming(3, "c"),
-             upcoming(4, "d", part="Later"), upcoming(5, "e", kind="review", part="Later"),
-             upcoming(6, "f", part="Later"))
+    units = (
+        upcoming(1, "a", title="Titled"),
+        upcoming(2, "b"),
+        upcoming(3, "c"),
+        upcoming(4, "d", part="Later"),
+        upcoming(5, "e", kind="review", part="Later"),
+        upcoming(6, "f", part="Later"),
+    )
     outline = Course(config=None, units=units).outline
     assert [type(e).__name__ for e in outline] == ["Unit", "UnitRun", "UnitRun"]
     assert outline[1].text == "Lessons 2–3 are still being written"
@@ -40,18 +46,29 @@ def page_map(html: str) -> str:
 
 def test_the_index_and_every_progress_map_fold_the_untitled_units_into_one_line(review_course):
     config = review_course / "course.yaml"
-    config.write_text(config.read_text().replace("  - slug: check-dough\n", "  - slug: interlude\n    title: Interlude\n"
-                                                 "    upcoming: true\n  - slug: check-dough\n") + UNTITLED)
+    config.write_text(
+        config.read_text().replace(
+            "  - slug: check-dough\n",
+            "  - slug: interlude\n    title: Interlude\n    upcoming: true\n  - slug: check-dough\n",
+        )
+        + UNTITLED
+    )
     outputs = {k: v.decode() for k, v in build_site(review_course).outputs.items() if k.endswith(".html")}
     index = outputs["index.html"]
     assert 'data-units="starter later-1 later-2 later-3"' not in index  # runs stop at a change of part
-    assert re.search(r'data-units="starter">\s*<span class="course-map-title">Lesson 6 is still being written</span>'
-                     r'\s*<span class="course-map-part">Baking</span>', index)
-    assert re.search(r'data-units="later-1 later-2 later-3">\s*<span class="course-map-title">'
-                     r"Units 7–9 are still being written</span>", index)
-    assert "data-unit=\"later-2\"" not in index and index.count("course-map-unit") == 7
+    assert re.search(
+        r'data-units="starter">\s*<span class="course-map-title">Lesson 6 is still being written</span>'
+        r'\s*<span class="course-map-part">Baking</span>',
+        index,
+    )
+    assert re.search(
+        r'data-units="later-1 later-2 later-3">\s*<span class="course-map-title">'
+        r"Units 7–9 are still being written</span>",
+        index,
+    )
+    assert 'data-unit="later-2"' not in index and index.count("course-map-unit") == 7
     review_map = page_map(outputs["check-dough.html"])
-    assert '<span>Units 7–9 are still being written</span>' in review_map
+    assert "<span>Units 7–9 are still being written</span>" in review_map
     # an unwritten unit before this page is upcoming, never covered
     interlude = re.search(r'data-unit="interlude">(.*?)</li>', review_map, re.S).group(1)
     assert "(upcoming)" in interlude and "(covered)" not in interlude

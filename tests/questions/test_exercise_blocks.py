@@ -1,5 +1,6 @@
 """Exercises at build time: the reference bakes the expected values, the page carries no reference outside
 its <details>, and the course's numpy exercise is checked in CPython with the page's own harness."""
+
 from __future__ import annotations
 
 import json
@@ -7,13 +8,13 @@ import re
 import shutil
 
 import pytest
+from helpers import FIXTURES, REPO, copy_course, run_cli
 
-from coursegen.features.questions import harness as exercise_harness
-from coursegen.features.questions import exercises
 from coursegen.errors import Problems
+from coursegen.features.questions import exercises
+from coursegen.features.questions import harness as exercise_harness
 from coursegen.stages.load import author_code_uses
 from coursegen.yamlio import load_yaml
-from helpers import FIXTURES, REPO, copy_course, run_cli
 
 CHECKS = re.compile(r'<script type="application/json" data-exercise-checks>(.*?)</script>', re.S)
 
@@ -43,14 +44,17 @@ def page_checks(site, page: str) -> dict:
 def kda_step(S, k, v, g, beta):
     """A learner's numpy answer, written from the lesson's equations (not from the kernel)."""
     import numpy as np
+
     S, k, v, g = (np.asarray(x, dtype=float) for x in (S, k, v, g))
     S = np.exp(g)[:, None] * S
     return S + beta * np.outer(k, v - k @ S)
 
 
 LEARNER = "import numpy as np\n\n" + "\n".join(
-    line for line in __import__("inspect").getsource(kda_step).splitlines() if "import numpy" not in line
-    and '"""' not in line)
+    line
+    for line in __import__("inspect").getsource(kda_step).splitlines()
+    if "import numpy" not in line and '"""' not in line
+)
 
 
 def test_the_kda_exercise_bakes_kernel_results_that_a_numpy_answer_passes_in_cpython(course_site):
@@ -67,9 +71,9 @@ def test_the_kda_exercise_bakes_kernel_results_that_a_numpy_answer_passes_in_cpy
 
 def test_the_page_keeps_the_reference_inside_its_details_and_out_of_the_checks(course_site):
     html = (course_site / "sequence-axis.html").read_text()
-    section = html[html.index('id="q-largest-safe-tile"'):]
-    section = section[:section.index("</section>")]
-    answer = section.index("<details class=\"question-answer\" data-answer>")
+    section = html[html.index('id="q-largest-safe-tile"') :]
+    section = section[: section.index("</section>")]
+    answer = section.index('<details class="question-answer" data-answer>')
     loop = '<span class="k">while</span>'  # the reference's loop, highlighted
     assert section.count(loop) == 1 and section.index(loop) > answer
     checks = page_checks(course_site, "sequence-axis.html")
@@ -88,7 +92,8 @@ def test_a_check_case_that_is_no_mapping_or_has_an_unknown_key_is_reported_at_it
         "lessons/a.md:7: a check case must be a mapping of keys to values, found 5",
         "lessons/a.md:9: unknown key 'arg' in a check case\n    hint: did you mean 'args'? "
         "known keys are: name, args, expected, assert, generate, seed, count",
-        "lessons/a.md:10: a check case has no 'name'\n    hint: add a line such as: name: a floor of -5"]
+        "lessons/a.md:10: a check case has no 'name'\n    hint: add a line such as: name: a floor of -5",
+    ]
 
 
 def test_the_harness_reports_the_line_in_the_checked_code():
@@ -143,9 +148,11 @@ def test_a_reference_from_the_course_package_is_baked_and_shown_from_its_source(
     assert run_cli(capsys, "--root", root, "build")[0] == 0
     html = (root / "site" / "tiles.html").read_text()
     assert json.loads(CHECKS.search(html).group(1))["cases"] == [
-        {"name": "five", "args": [-5], "expected": 17}, {"name": "six", "args": [-6], "expected": 14}]
-    answer = html[html.index("<summary>Reference solution</summary>"):]
-    assert '<span class="nf">largest_safe_tile</span>' in answer[:answer.index("</details>")]
+        {"name": "five", "args": [-5], "expected": 17},
+        {"name": "six", "args": [-6], "expected": 14},
+    ]
+    answer = html[html.index("<summary>Reference solution</summary>") :]
+    assert '<span class="nf">largest_safe_tile</span>' in answer[: answer.index("</details>")]
 
 
 PACKAGED = """:::: exercise {id: tile, solution: overflow.largest_safe_tile}

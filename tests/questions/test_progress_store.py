@@ -1,4 +1,5 @@
 """The browser-side store, schedule, shuffle and tally counts, checked under Node (no browser needed)."""
+
 from __future__ import annotations
 
 import json

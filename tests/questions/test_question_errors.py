@@ -1,10 +1,10 @@
 """Broken question blocks are reported as `path:line: message` with a hint, and nothing is written."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
 from helpers import read_yaml, run_cli
 
 CASES = read_yaml((Path(__file__).parent / "bad_questions.yaml").read_text())

@@ -1,18 +1,19 @@
 """Question blocks render as a study sheet, and each becomes a Question record with a stable id."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 from markdown_it.utils import read_fixture_file
-
 from question_support import render
 
 FIXTURES = Path(__file__).parent / "fixtures" / "render.md"
 
 
-@pytest.mark.parametrize("line,title,source,expected", read_fixture_file(FIXTURES),
-                         ids=[case[1] for case in read_fixture_file(FIXTURES)])
+@pytest.mark.parametrize(
+    "line,title,source,expected", read_fixture_file(FIXTURES), ids=[case[1] for case in read_fixture_file(FIXTURES)]
+)
 def test_a_question_block_renders_as_its_fixture_says(line, title, source, expected):
     html, env = render(source)
     assert not env["problems"].items
@@ -32,8 +33,12 @@ Mix, knead, rest.
 def test_a_question_is_recorded_with_its_lessons_topic_and_revisit_target():
     _, env = render(RECALL)
     [question] = env["questions"]
-    assert (question.id, question.kind, question.lessons, question.topic) == \
-        ("name-the-three-steps-in-order", "recall", (2,), "KDA")
+    assert (question.id, question.kind, question.lessons, question.topic) == (
+        "name-the-three-steps-in-order",
+        "recall",
+        (2,),
+        "KDA",
+    )
     assert question.revisit_url == "gluten.html#kneading" and question.line == 1
     assert question.prompt == "Name the three steps, in order."
 
@@ -52,7 +57,10 @@ def test_a_question_id_survives_edits_elsewhere_on_the_page():
 def test_questions_with_the_same_opening_words_get_numbered_ids_and_an_explicit_id_wins():
     _, env = render(RECALL + "\n" + RECALL + "\n" + RECALL.replace("{lessons: [2],", "{id: steps, lessons: [2],"))
     assert [q.id for q in env["questions"]] == [
-        "name-the-three-steps-in-order", "name-the-three-steps-in-order-2", "steps"]
+        "name-the-three-steps-in-order",
+        "name-the-three-steps-in-order-2",
+        "steps",
+    ]
 
 
 def test_a_question_in_a_lesson_draws_on_that_lesson_by_default():

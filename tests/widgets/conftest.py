@@ -1,10 +1,10 @@
 """Fixtures for widget tests: a private copy of the widget course, built in memory."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
 from helpers import FIXTURES, copy_course
 
 

@@ -1,4 +1,5 @@
 """What the build puts in the page and the site: baked results from the kernels, the wheel, Pyodide."""
+
 from __future__ import annotations
 
 import json
@@ -9,13 +10,13 @@ import zipfile
 from io import BytesIO
 
 import pytest
+from helpers import REPO
+from widget_pages import figure_states, runtime_settings
 
 from coursegen.errors import ContentError
-from coursegen.pipeline import BuildOptions, build_site
 from coursegen.features.widgets.site import sri
-from helpers import REPO
+from coursegen.pipeline import BuildOptions, build_site
 from kernels import kda, overflow
-from widget_pages import figure_states, runtime_settings
 
 
 @pytest.fixture
@@ -53,10 +54,12 @@ def test_every_baked_kda_state_equals_a_direct_kernels_call_without_timings(outp
             assert machine_dependent not in result
         assert result["agree"] is True and result["agree_bound"] == 1e-12 > direct["max_abs_diff"]
         assert result["equal_text"] == "Both forms give the same outputs: none differs by more than 10⁻¹²."
-        assert [(c["start"], c["end"], c["bf16_dense_finite"]) for c in result["chunks"]] == \
-               [(c["start"], c["end"], c["bf16_dense_finite"]) for c in direct["chunks"]]
-        assert [c["max_log10_reciprocal"] for c in result["chunks"]] == \
-               [round(c["max_log10_reciprocal"], 2) for c in direct["chunks"]]
+        assert [(c["start"], c["end"], c["bf16_dense_finite"]) for c in result["chunks"]] == [
+            (c["start"], c["end"], c["bf16_dense_finite"]) for c in direct["chunks"]
+        ]
+        assert [c["max_log10_reciprocal"] for c in result["chunks"]] == [
+            round(c["max_log10_reciprocal"], 2) for c in direct["chunks"]
+        ]
     unbounded = [r for p, r in states if p["gate"] == "unbounded"]
     assert any(not c["bf16_dense_finite"] for r in unbounded for c in r["chunks"])
     assert all(c["bf16_dense_finite"] for p, r in states if p["gate"] == "bounded" for c in r["chunks"])
@@ -69,7 +72,7 @@ def test_the_page_shows_the_default_results_as_plain_html(outputs):
     assert html.count('class="is-finite"') >= 16 and "Show the Python" in html
     assert "The exact difference and the timings come only from live runs" in html
     assert not re.search(r"difference is \d|× 10⁻¹", html)  # no round-off on the page
-    assert "<form class=\"widget-controls\" data-widget-controls hidden>" in html
+    assert '<form class="widget-controls" data-widget-controls hidden>' in html
 
 
 def test_pages_without_widgets_load_no_widget_code(outputs):
@@ -98,8 +101,9 @@ def test_the_kernels_wheel_is_valid_content_hashed_and_importable(outputs, tmp_p
     assert {info.date_time for info in wheel.infolist()} == {(1980, 1, 1, 0, 0, 0)}
     wheel.extractall(tmp_path / "site-packages")
     code = "import sys; sys.path.insert(0, '.'); import kernels; print(kernels.__file__, kernels.overflow.analyse(-5, 16)['fits'])"
-    run = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path / "site-packages",
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-I", "-c", code], cwd=tmp_path / "site-packages", capture_output=True, text=True, check=True
+    )
     assert run.stdout.split() == [str(tmp_path / "site-packages" / "kernels" / "__init__.py"), "True"]
 
 
@@ -126,8 +130,9 @@ def test_the_cdn_source_pins_the_version_and_hashes_the_npm_loader(widget_course
 
 def test_the_cdn_source_uses_the_integrity_given_in_course_yaml(widget_course):
     config = widget_course / "course.yaml"
-    config.write_text(config.read_text().replace("  source: local", "  source: cdn\n  version: 0.27.0\n"
-                                                 "  integrity: sha384-given"))
+    config.write_text(
+        config.read_text().replace("  source: local", "  source: cdn\n  version: 0.27.0\n  integrity: sha384-given")
+    )
     settings = runtime_settings(build_site(widget_course).outputs["gauges.html"].decode())
     assert settings["integrity"] == "sha384-given"
     assert settings["indexURL"] == "https://cdn.jsdelivr.net/pyodide/v0.27.0/full/"
@@ -141,7 +146,8 @@ def test_another_cdn_version_without_integrity_is_an_error_at_the_pyodide_key(wi
     assert caught.value.problems[0].format() == (
         "course.yaml:3: cannot work out the SRI hash of Pyodide 0.27.0's pyodide.mjs "
         "(node_modules/pyodide: found version 314.0.7)\n"
-        "    hint: set pyodide.integrity in course.yaml to the 'sha384-…' value of that file")
+        "    hint: set pyodide.integrity in course.yaml to the 'sha384-…' value of that file"
+    )
 
 
 def test_a_local_source_without_a_distribution_is_an_error(widget_course):
@@ -149,23 +155,42 @@ def test_a_local_source_without_a_distribution_is_an_error(widget_course):
     config.write_text(config.read_text().replace("  source: local", "  source: local\n  path: nowhere"))
     with pytest.raises(ContentError) as caught:
         build_site(widget_course)
-    assert caught.value.problems[0].format().startswith(
-        "course.yaml:3: pyodide source is 'local' but 'nowhere' holds no pyodide.mjs\n    hint: run 'npm ci'")
+    assert (
+        caught.value.problems[0]
+        .format()
+        .startswith(
+            "course.yaml:3: pyodide source is 'local' but 'nowhere' holds no pyodide.mjs\n    hint: run 'npm ci'"
+        )
+    )
 
 
-def make_dist(course, packages: dict, version: str = "314.0.7", skip=(), runtime=("pyodide.mjs", "pyodide.asm.mjs",
-              "pyodide.asm.wasm", "python_stdlib.zip")):
+def make_dist(
+    course,
+    packages: dict,
+    version: str = "314.0.7",
+    skip=(),
+    runtime=("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"),
+):
     """Make course/dist: the npm runtime's files, a lock file stating `version` and a wheel for each
     package (name → depends) except those in `skip`; point course.yaml at it."""
     import hashlib
+
     dist = course / "dist"
     dist.mkdir()
     npm = REPO / "node_modules" / "pyodide"
     for name in runtime:
         (dist / name).symlink_to(npm / name)
-    lock = {"info": {"version": version},
-            "packages": {name: {"file_name": f"{name}-1.0-wasm32.whl", "depends": deps,
-                                "sha256": hashlib.sha256(name.encode()).hexdigest()} for name, deps in packages.items()}}
+    lock = {
+        "info": {"version": version},
+        "packages": {
+            name: {
+                "file_name": f"{name}-1.0-wasm32.whl",
+                "depends": deps,
+                "sha256": hashlib.sha256(name.encode()).hexdigest(),
+            }
+            for name, deps in packages.items()
+        },
+    }
     (dist / "pyodide-lock.json").write_text(json.dumps(lock))
     for name in packages:
         if name not in skip:
@@ -179,9 +204,15 @@ def test_a_full_distribution_contributes_only_the_wheels_the_kernels_need(widget
     make_dist(widget_course, {"numpy": [], "ml-dtypes": ["numpy"], "scipy": ["numpy"]})
     result = build_site(widget_course)
     copied = sorted(p for p in result.outputs if p.startswith("pyodide/"))
-    assert copied == ["pyodide/ml-dtypes-1.0-wasm32.whl", "pyodide/numpy-1.0-wasm32.whl",
-                      "pyodide/pyodide-lock.json", "pyodide/pyodide.asm.mjs", "pyodide/pyodide.asm.wasm",
-                      "pyodide/pyodide.mjs", "pyodide/python_stdlib.zip"]
+    assert copied == [
+        "pyodide/ml-dtypes-1.0-wasm32.whl",
+        "pyodide/numpy-1.0-wasm32.whl",
+        "pyodide/pyodide-lock.json",
+        "pyodide/pyodide.asm.mjs",
+        "pyodide/pyodide.asm.wasm",
+        "pyodide/pyodide.mjs",
+        "pyodide/python_stdlib.zip",
+    ]
     assert not result.warnings
     assert "missing" not in runtime_settings(result.outputs["gauges.html"].decode())
 
@@ -196,10 +227,12 @@ def test_a_missing_or_changed_wheel_is_a_warning_and_the_page_says_live_python_i
         "numpy: numpy-1.0-wasm32.whl does not match the sha256 of the lock file\n"
         "    hint: copy each wheel into 'dist' from the full Pyodide 314.0.7 distribution (the release tarball, or "
         "https://cdn.jsdelivr.net/pyodide/v314.0.7/full/<file name>), or set pyodide.path to a full distribution; "
-        "until then live Python says it is not available on this site"]
+        "until then live Python says it is not available on this site"
+    ]
     assert runtime_settings(result.outputs["gauges.html"].decode())["missing"] == {
         "ml-dtypes": "ml-dtypes-1.0-wasm32.whl is not in the distribution",
-        "numpy": "numpy-1.0-wasm32.whl does not match the sha256 of the lock file"}
+        "numpy": "numpy-1.0-wasm32.whl does not match the sha256 of the lock file",
+    }
     assert not any(p.endswith(".whl") for p in result.outputs if p.startswith("pyodide/"))
     assert "data-widget-runtime" not in result.outputs["plain.html"].decode()
     with pytest.raises(ContentError) as caught:
@@ -211,7 +244,9 @@ def test_a_package_whose_dependency_is_missing_is_not_available_either(widget_co
     make_dist(widget_course, {"numpy": [], "ml-dtypes": ["numpy"]}, skip=("numpy",))
     result = build_site(widget_course)
     assert runtime_settings(result.outputs["gauges.html"].decode())["missing"] == {
-        "ml-dtypes": "needs numpy", "numpy": "numpy-1.0-wasm32.whl is not in the distribution"}
+        "ml-dtypes": "needs numpy",
+        "numpy": "numpy-1.0-wasm32.whl is not in the distribution",
+    }
     assert not any(p.endswith(".whl") for p in result.outputs if p.startswith("pyodide/"))  # of no use alone
 
 
@@ -226,7 +261,8 @@ def test_a_distribution_of_another_version_is_an_error(widget_course):
     make_dist(widget_course, {"numpy": [], "ml-dtypes": []}, version="0.27.0")
     assert first_problem(widget_course) == (
         "course.yaml:3: the Pyodide distribution in 'dist' is version 0.27.0, but pyodide.version is 314.0.7\n"
-        "    hint: set pyodide.version to 0.27.0")
+        "    hint: set pyodide.version to 0.27.0"
+    )
 
 
 def test_a_lock_file_that_is_not_one_is_an_error(widget_course):
@@ -234,7 +270,8 @@ def test_a_lock_file_that_is_not_one_is_an_error(widget_course):
     (dist / "pyodide-lock.json").write_text('{"info": {"version": "314.0.7"}, "packages": {"numpy": {"depends": "x"}}}')
     assert first_problem(widget_course) == (
         "course.yaml:3: 'dist/pyodide-lock.json' is not a Pyodide lock file (JSON with a file_name for every package)\n"
-        "    hint: point pyodide.path at an unmodified Pyodide 314.0.7 distribution")
+        "    hint: point pyodide.path at an unmodified Pyodide 314.0.7 distribution"
+    )
 
 
 def test_a_distribution_that_states_no_version_is_read_from_its_loader(widget_course):
@@ -247,7 +284,8 @@ def test_a_distribution_that_states_no_version_is_read_from_its_loader(widget_co
     (dist / "pyodide.mjs").write_text("// a loader of some other version")
     assert first_problem(widget_course) == (
         "course.yaml:3: the Pyodide distribution in 'dist' is of no stated version, but pyodide.version is 314.0.7\n"
-        "    hint: point pyodide.path at a Pyodide 314.0.7 distribution")
+        "    hint: point pyodide.path at a Pyodide 314.0.7 distribution"
+    )
 
 
 def test_a_distribution_in_an_older_layout_names_the_files_the_worker_needs(widget_course):
@@ -259,11 +297,13 @@ def test_a_distribution_in_an_older_layout_names_the_files_the_worker_needs(widg
         "python_stdlib.zip: the widget worker loads Pyodide 314.0.7's layout (repodata.json and pyodide.asm.js "
         "belong to Pyodide before 0.23)\n"
         "    hint: point pyodide.path at a Pyodide 314.0.7 distribution (npm package pyodide@314.0.7, "
-        "or the release's full tarball)")
+        "or the release's full tarball)"
+    )
 
 
 def test_the_pinned_integrity_table_matches_the_npm_copy_of_that_version():
     from coursegen.features.widgets.site import KNOWN_INTEGRITY
+
     package = REPO / "node_modules" / "pyodide"
     version = json.loads((package / "package.json").read_text())["version"]
     assert KNOWN_INTEGRITY[version] == sri((package / "pyodide.mjs").read_bytes())
@@ -271,6 +311,7 @@ def test_the_pinned_integrity_table_matches_the_npm_copy_of_that_version():
 
 def test_a_fresh_clone_without_npm_packages_builds_the_sample_course_for_the_cdn(tmp_path):
     from helpers import copy_course
+
     root = copy_course(REPO, tmp_path / "course")
     (root / "node_modules").unlink()
     (root / "package.json").unlink()
@@ -281,10 +322,13 @@ def test_a_fresh_clone_without_npm_packages_builds_the_sample_course_for_the_cdn
 
 def test_the_sample_course_checks_clean_for_the_cdn_and_warns_offline_that_the_npm_copy_lacks_numpy(capsys):
     from helpers import run_cli
+
     assert run_cli(capsys, "--root", REPO, "check", "--strict")[0] == 0
     status, _, err = run_cli(capsys, "--root", REPO, "check", "--offline")
     assert status == 0 and err.count("warning:") == 1, err
-    assert ("warning: the Pyodide copy in 'node_modules/pyodide' cannot serve what the widgets need for live Python: "
-            "ml-dtypes: ml_dtypes-") in err and "; numpy: numpy-" in err
+    assert (
+        "warning: the Pyodide copy in 'node_modules/pyodide' cannot serve what the widgets need for live Python: "
+        "ml-dtypes: ml_dtypes-"
+    ) in err and "; numpy: numpy-" in err
     status, _, err = run_cli(capsys, "--root", REPO, "check", "--offline", "--strict")
     assert status == 1 and "cannot serve what the widgets need" in err

@@ -1,11 +1,12 @@
 """Docs as tests: every widget and each of its parameters is documented."""
+
 from __future__ import annotations
 
 import pytest
+from helpers import REPO
 
 from coursegen.errors import Problems
 from coursegen.features.widgets.spec import load_widgets
-from helpers import REPO
 
 WIDGETS = load_widgets(REPO, Problems())
 

@@ -7,6 +7,7 @@ rounding step or to BF16's ceiling. These tests recompute the raw values behind 
 and require each to keep a millionfold more room than round-off needs, so no machine can show
 other digits. (tests/test_determinism.py builds the site under several such machines' settings.)
 """
+
 from __future__ import annotations
 
 import math
@@ -14,17 +15,17 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
+from widget_pages import figure_states
 
 from coursegen.pipeline import build_site
 from kernels import kda, overflow
-from widget_pages import figure_states
 
 ROOM = 1e-6  # least distance from a rounding tie, in units of the last digit shown (round-off: ~1e-12)
 
 
 def room(x: float, decimals: int) -> float:
     """Return how far x lies from the nearest tie of rounding to `decimals`, in units of that digit."""
-    scaled = abs(x) * 10.0 ** decimals
+    scaled = abs(x) * 10.0**decimals
     return abs(scaled - math.floor(scaled) - 0.5)
 
 
@@ -36,20 +37,27 @@ def significant(x: float, figures: int) -> int:
 @pytest.fixture(scope="module")
 def sequence_axis(tmp_path_factory):
     from helpers import REPO, copy_course
+
     course = copy_course(REPO, tmp_path_factory.mktemp("round-off") / "course")
     return build_site(course).outputs["sequence-axis.html"].decode()
 
 
 def test_the_overflow_sliders_numbers_keep_clear_of_rounding_ties():
-    shown = {"BF16 max, ln (.2f)": (overflow.BF16_MAX_LOG, 2), "BF16 max, log10 (.2f, .3f)": (math.log10(overflow.BF16_MAX), 3),
-             "BF16 max (sci)": (overflow.BF16_MAX, significant(overflow.BF16_MAX, 3))}
+    shown = {
+        "BF16 max, ln (.2f)": (overflow.BF16_MAX_LOG, 2),
+        "BF16 max, log10 (.2f, .3f)": (math.log10(overflow.BF16_MAX), 3),
+        "BF16 max (sci)": (overflow.BF16_MAX, significant(overflow.BF16_MAX, 3)),
+    }
     for g_min in np.arange(-10, -0.5, 0.5):
         for tile in range(4, 65, 4):
             a = overflow.analyse(float(g_min), tile)
             margin = a["margin_nats"]
-            shown |= {f"margin {g_min}/{tile}": (margin, 4), f"margin bits {g_min}/{tile}": (a["margin_bits"], 2),
-                      f"margin .3g {g_min}/{tile}": (margin, significant(margin, 3)),
-                      f"bound {g_min}/{tile}": (a["reciprocal_bound"], significant(a["reciprocal_bound"], 3))}
+            shown |= {
+                f"margin {g_min}/{tile}": (margin, 4),
+                f"margin bits {g_min}/{tile}": (a["margin_bits"], 2),
+                f"margin .3g {g_min}/{tile}": (margin, significant(margin, 3)),
+                f"bound {g_min}/{tile}": (a["reciprocal_bound"], significant(a["reciprocal_bound"], 3)),
+            }
             for p in a["positions"]:  # bar heights to one decimal, the chart's words to two
                 shown[f"log10 {g_min}/{tile}/{p['position']}"] = (p["log10_reciprocal"], 1)
                 shown[f"log10 .2f {g_min}/{tile}/{p['position']}"] = (p["log10_reciprocal"], 2)
@@ -92,8 +100,8 @@ def test_the_kda_demos_baked_numbers_keep_clear_of_rounding_ties_and_bf16_edges(
             for key, decimals in (("state_norm", 3), ("max_log10_reciprocal", 2)):
                 if room(chunk[key], decimals) < ROOM:
                     tight.append((params, chunk["index"], key, chunk[key]))
-        q, k, v, g, beta = kda._demo_inputs(params["T"], params["gate"], params["g_min"], params["seed"], 16, 16)
-        q = q * 16 ** -0.5  # the demo judges tiles on scaled queries
+        q, k, _v, g, _beta = kda._demo_inputs(params["T"], params["gate"], params["g_min"], params["seed"], 16, 16)
+        q = q * 16**-0.5  # the demo judges tiles on scaled queries
         assert bf16_steps_hold(q) and bf16_steps_hold(k) and bf16_steps_hold(g), params
         for lo in range(0, params["T"], kda.TILE):
             hi = lo + kda.TILE

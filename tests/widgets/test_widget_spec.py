@@ -1,4 +1,5 @@
 """Widget specs: a broken spec.yaml or widget folder is reported at its line, and grids are right."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,13 +9,29 @@ from coursegen.features.widgets.spec import Param, check_value, load_widget, par
 
 SPEC = "widgets/overflow-slider/spec.yaml"
 CASES = [
-    ("precompute: grid", "precompute: all", f"{SPEC}:4: precompute must be 'grid' or a list of parameters, found 'all'"),
+    (
+        "precompute: grid",
+        "precompute: all",
+        f"{SPEC}:4: precompute must be 'grid' or a list of parameters, found 'all'",
+    ),
     ("precompute: grid", "precompute: [g_min, tiles]", f"{SPEC}:4: precompute names unknown parameter 'tiles'"),
     ("params:", "parms:", f"{SPEC}:5: unknown key 'parms' in a widget spec"),
     ("    type: int", "    type: integer", f"{SPEC}:14: parameter 'tile' has type 'integer'"),
-    ("    default: 16", "    default: 100", f"{SPEC}:14: parameter 'tile' has default 100, which must be between 4 and 64"),
-    ("    default: 16", "    default: 18", f"{SPEC}:14: parameter 'tile' has default 18, which must be from 4 to 64 in steps of 4"),
-    ("    max: 64", "    max: 2", f"{SPEC}:14: parameter 'tile' needs min < max and step > 0, found min 4, max 2, step 4"),
+    (
+        "    default: 16",
+        "    default: 100",
+        f"{SPEC}:14: parameter 'tile' has default 100, which must be between 4 and 64",
+    ),
+    (
+        "    default: 16",
+        "    default: 18",
+        f"{SPEC}:14: parameter 'tile' has default 18, which must be from 4 to 64 in steps of 4",
+    ),
+    (
+        "    max: 64",
+        "    max: 2",
+        f"{SPEC}:14: parameter 'tile' needs min < max and step > 0, found min 4, max 2, step 4",
+    ),
     ("    max: 64", "    max: 66", f"{SPEC}:14: parameter 'tile' has a range that is not a whole number of steps"),
     ("    step: 4", "    step: 0.5", f"{SPEC}:14: parameter 'tile' is int, so its min, max and step must be integers"),
     ('    label: "Tile length L"', "", f"{SPEC}:14: parameter 'tile' lacks label"),
@@ -39,9 +56,11 @@ def test_a_widget_folder_missing_a_file_names_it(widget_course):
     (widget_course / "widgets" / "kda-chunkwise" / "view.js").unlink()
     problems = Problems()
     assert load_widget(widget_course, widget_course / "widgets" / "kda-chunkwise", problems) is None
-    assert problems.items[0].format() == ("widgets/kda-chunkwise/spec.yaml:1: widget 'kda-chunkwise' lacks view.js\n"
-                                          "    hint: a widget folder holds spec.yaml, widget.py, view.js, style.css, "
-                                          "result.html")
+    assert problems.items[0].format() == (
+        "widgets/kda-chunkwise/spec.yaml:1: widget 'kda-chunkwise' lacks view.js\n"
+        "    hint: a widget folder holds spec.yaml, widget.py, view.js, style.css, "
+        "result.html"
+    )
 
 
 def test_a_choice_default_must_be_one_of_the_choices(widget_course):
@@ -66,8 +85,9 @@ def test_the_kda_demo_bakes_both_gates_and_every_chunk_size_for_the_page_paramet
     page = {"T": 64, "chunk_size": 32, "gate": "bounded", "g_min": -5, "seed": 3}
     grid = widget.grid(page)
     assert len(grid) == 8 and grid[0] == page
-    assert {(s["gate"], s["chunk_size"]) for s in grid} == {(g, c) for g in ("bounded", "unbounded")
-                                                           for c in (16, 32, 64, 128)}
+    assert {(s["gate"], s["chunk_size"]) for s in grid} == {
+        (g, c) for g in ("bounded", "unbounded") for c in (16, 32, 64, 128)
+    }
     assert all(s["T"] == 64 and s["seed"] == 3 for s in grid)
 
 

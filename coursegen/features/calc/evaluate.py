@@ -6,21 +6,44 @@ Anything else (builtins, lambdas, comprehensions, dunder or private names, impor
 reached through a kernel such as `overflow.np`) is refused with a message, so an expression
 can compute a number but never touch files or the interpreter.
 """
+
 from __future__ import annotations
 
 import ast
 import operator
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from coursegen.errors import choices_hint
 
-BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-          ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
 # read-only attributes allowed on values a kernel returns (numpy arrays and scalars)
-VALUE_ATTRIBUTES = {"sum", "min", "max", "mean", "prod", "std", "item", "size", "shape", "ndim",
-                    "real", "imag", "argmax", "argmin"}
+VALUE_ATTRIBUTES = {
+    "sum",
+    "min",
+    "max",
+    "mean",
+    "prod",
+    "std",
+    "item",
+    "size",
+    "shape",
+    "ndim",
+    "real",
+    "imag",
+    "argmax",
+    "argmin",
+}
 MAX_INT_EXPONENT = 10_000
 NESTED_HINT = "split it, or compute the value in a kernel function"
 MAX_INT_BITS = 100_000  # about 30,000 digits: far more than prose needs, and quick to compute
@@ -42,23 +65,29 @@ def evaluate(expression: str, names: dict):
     try:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as err:
-        raise CalcError(f"cannot read {{calc}} expression '{expression.strip()}': {err.msg}",
-                        "write a Python expression such as math.sqrt(2) * 3") from None
+        raise CalcError(
+            f"cannot read {{calc}} expression '{expression.strip()}': {err.msg}",
+            "write a Python expression such as math.sqrt(2) * 3",
+        ) from None
     except (RecursionError, MemoryError):  # the parser's own stack: thousands of nested operators
-        raise CalcError(f"{{calc}} expression '{expression.strip()[:60]}' is nested too deeply to read",
-                        NESTED_HINT) from None
+        raise CalcError(
+            f"{{calc}} expression '{expression.strip()[:60]}' is nested too deeply to read", NESTED_HINT
+        ) from None
     try:
         return _eval(tree.body, names)
     except RecursionError:
-        raise CalcError(f"{{calc}} expression '{expression.strip()[:60]}' is nested too deeply to evaluate",
-                        NESTED_HINT) from None
+        raise CalcError(
+            f"{{calc}} expression '{expression.strip()[:60]}' is nested too deeply to evaluate", NESTED_HINT
+        ) from None
 
 
 def _eval(node: ast.AST, names: dict):
     handler = HANDLERS.get(type(node))
     if handler is None:
-        raise CalcError(f"{{calc}} expressions cannot use {type(node).__name__} syntax",
-                        "use numbers, arithmetic, kernel names, attributes, calls and [subscripts]")
+        raise CalcError(
+            f"{{calc}} expressions cannot use {type(node).__name__} syntax",
+            "use numbers, arithmetic, kernel names, attributes, calls and [subscripts]",
+        )
     return handler(node, names)
 
 
@@ -82,21 +111,26 @@ def _attribute(node: ast.Attribute, names: dict):
     if isinstance(owner, types.ModuleType):
         public = public_names(owner)
         if attr not in public:
-            raise CalcError(f"module '{short_name(owner)}' has no '{attr}'",
-                            choices_hint(attr, public, "names"))
+            raise CalcError(f"module '{short_name(owner)}' has no '{attr}'", choices_hint(attr, public, "names"))
         return getattr(owner, attr)
     if attr not in VALUE_ATTRIBUTES or not hasattr(owner, attr):
-        raise CalcError(f"{{calc}} cannot use '.{attr}' on a {type(owner).__name__}",
-                        "allowed on results: " + ", ".join(sorted(VALUE_ATTRIBUTES)))
+        raise CalcError(
+            f"{{calc}} cannot use '.{attr}' on a {type(owner).__name__}",
+            "allowed on results: " + ", ".join(sorted(VALUE_ATTRIBUTES)),
+        )
     return getattr(owner, attr)
 
 
 def public_names(module: types.ModuleType) -> list[str]:
     """Return the names a module defines itself: no private names, no modules it merely imports."""
     own = module.__name__
-    return sorted(name for name, value in vars(module).items()
-                  if not name.startswith("_") and not isinstance(value, types.ModuleType)
-                  and getattr(value, "__module__", own) in (own, None, "builtins", "math"))
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and getattr(value, "__module__", own) in (own, None, "builtins", "math")
+    )
 
 
 def short_name(module: types.ModuleType) -> str:
@@ -115,8 +149,10 @@ def _call(node: ast.Call, names: dict):
     try:
         return function(*args, **kwargs)
     except BaseException as err:  # noqa: BLE001 - a kernel refusing its input (or exiting) is the author's to fix
-        raise CalcError(f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}",
-                        "check the arguments against the kernel's docstring") from None
+        raise CalcError(
+            f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}",
+            "check the arguments against the kernel's docstring",
+        ) from None
 
 
 def _binop(node: ast.BinOp, names: dict):
@@ -149,8 +185,10 @@ def _check_int_size(op, left, right, node: ast.BinOp) -> None:
     else:
         return
     if bits > MAX_INT_BITS:
-        raise CalcError(f"{{calc}} '{ast.unparse(node)[:60]}' would be an integer of more than {MAX_INT_BITS:,} bits",
-                        "prose needs far fewer digits: use floats (2.0 ** n) or a smaller expression")
+        raise CalcError(
+            f"{{calc}} '{ast.unparse(node)[:60]}' would be an integer of more than {MAX_INT_BITS:,} bits",
+            "prose needs far fewer digits: use floats (2.0 ** n) or a smaller expression",
+        )
 
 
 def _unaryop(node: ast.UnaryOp, names: dict):
@@ -170,14 +208,24 @@ def _subscript(node: ast.Subscript, names: dict):
         return owner[key]
     except Exception as err:  # noqa: BLE001 - KeyError, IndexError, TypeError, or a value's own refusal
         keys = list(owner) if isinstance(owner, dict) else []
-        raise CalcError(f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}",
-                        choices_hint(key, keys, "keys") if keys else "") from None
+        raise CalcError(
+            f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}",
+            choices_hint(key, keys, "keys") if keys else "",
+        ) from None
 
 
 def _sequence(node, names: dict):
     return [_eval(item, names) for item in node.elts]
 
 
-HANDLERS: dict[type, Callable[[Any, dict], Any]] = {ast.Constant: _constant, ast.Name: _name, ast.Attribute: _attribute, ast.Call: _call,
-            ast.BinOp: _binop, ast.UnaryOp: _unaryop, ast.Subscript: _subscript,
-            ast.Tuple: lambda node, names: tuple(_sequence(node, names)), ast.List: _sequence}
+HANDLERS: dict[type, Callable[[Any, dict], Any]] = {
+    ast.Constant: _constant,
+    ast.Name: _name,
+    ast.Attribute: _attribute,
+    ast.Call: _call,
+    ast.BinOp: _binop,
+    ast.UnaryOp: _unaryop,
+    ast.Subscript: _subscript,
+    ast.Tuple: lambda node, names: tuple(_sequence(node, names)),
+    ast.List: _sequence,
+}

@@ -6,6 +6,7 @@ is a Python format spec or `sci:N`, optionally followed by a unit; `= STATED` is
 author claims, checked against the computed value at the displayed precision.
 Every mistake is a problem at the role's line; the number in the page always comes from code.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -40,7 +41,7 @@ def install(md) -> None:
     register_role(md, "calc", render_calc)
 
 
-def prepare(root: Path, config, problems) -> "CourseCode":
+def prepare(root: Path, config, problems) -> CourseCode:
     """Return the way to the course's own Python for this build (its package, under the time limit)."""
     if config is None:
         return CourseCode(root, Limits())
@@ -53,8 +54,9 @@ def render_calc(token, env: dict, line: int) -> str:
         try:
             expression, text = env["ctx"].extra["calc"].call(compute_for_course, token.content)
         except AuthorCodeStopped as stopped:
-            raise CalcError(f"{{calc}} '{token.content.split('|')[0].strip()[:60]}' {stopped.located()}",
-                            LIMIT_HINT) from None
+            raise CalcError(
+                f"{{calc}} '{token.content.split('|')[0].strip()[:60]}' {stopped.located()}", LIMIT_HINT
+            ) from None
     except CalcError as err:
         env["problems"].error(env["path"], line, err.message, err.hint, col=token.meta.get("col", 0))
         return f'<code class="calc-error">{escapeHtml(token.content)}</code>'
@@ -110,7 +112,7 @@ class CourseCode:
             if isinstance(err, AuthorCodeStopped):
                 err = CalcError(f"{folder.name}/ cannot be imported: it {err.located()}", LIMIT_HINT)
             elif not isinstance(err, CalcError):
-                raise err  # a bug: keep its traceback (and the worker's, its cause)
+                raise err from failed  # a bug: keep its traceback (and the worker's, its cause)
             raise err from None
 
 
@@ -127,7 +129,9 @@ def compute_for_course(root: Path, package: str, content: str, build: str) -> tu
     except CalcError:
         raise
     except BaseException as err:  # noqa: BLE001 - raised by a kernel value's own code (its __getattr__, __format__ …)
-        raise CalcError(f"{{calc}} '{content.split('|')[0].strip()[:60]}' failed: {type(err).__name__}: {err}") from None
+        raise CalcError(
+            f"{{calc}} '{content.split('|')[0].strip()[:60]}' failed: {type(err).__name__}: {err}"
+        ) from None
 
 
 def compute(content: str, names: dict) -> tuple[str, str]:
@@ -135,14 +139,18 @@ def compute(content: str, names: dict) -> tuple[str, str]:
     expression, spec, unit, stated = split_role(content)
     value = as_number(evaluate(expression, names), expression)
     if isinstance(value, float) and not math.isfinite(value):
-        raise CalcError(f"{{calc}} '{expression}' gives {value}, not a finite number",
-                        "a page cannot state an infinite or undefined quantity; check the expression")
+        raise CalcError(
+            f"{{calc}} '{expression}' gives {value}, not a finite number",
+            "a page cannot state an infinite or undefined quantity; check the expression",
+        )
     if spec is None:
         spec = spec_from_stated(stated) if stated else default_spec(value)
     shown = format_number(value, spec)
     if stated is not None and not same_number(shown, stated):
-        raise CalcError(f"{{calc}} '{expression}' gives {shown}, but the text states {stated}",
-                        f"the kernels compute {value!r}; correct the stated number or the expression")
+        raise CalcError(
+            f"{{calc}} '{expression}' gives {shown}, but the text states {stated}",
+            f"the kernels compute {value!r}; correct the stated number or the expression",
+        )
     return expression, shown + (NBSP + unit if unit else "")
 
 
@@ -194,14 +202,13 @@ def spec_from_stated(stated: str) -> str:
 def format_number(value, spec: str) -> str:
     """Return `value` formatted by a Python spec or `sci:N` (N significant figures, × 10ⁿ)."""
     try:
-        if spec.startswith("sci:"):
-            text = scientific(value, int(spec[4:]))
-        else:
-            text = format(value, spec)
+        text = scientific(value, int(spec[4:])) if spec.startswith("sci:") else format(value, spec)
     except (ValueError, TypeError) as err:
         raise CalcError(f"bad {{calc}} format '{spec}': {err}", FORMAT_HINT) from None
     except OverflowError as err:  # an integer too large for a float format (.2e, sci:N)
-        raise CalcError(f"{{calc}} value cannot be shown as '{spec}': {err}", "use an integer format such as d") from None
+        raise CalcError(
+            f"{{calc}} value cannot be shown as '{spec}': {err}", "use an integer format such as d"
+        ) from None
     return MINUS + text[1:] if text.startswith("-") else text
 
 
@@ -230,12 +237,14 @@ def same_number(shown: str, stated: str) -> bool:
     try:
         claimed = read_number(stated)
     except ValueError:
-        raise CalcError(f"cannot read the stated number '{stated}'",
-                        "state a plain number such as 88.72, 1,024 or 3.4 × 10³⁸") from None
+        raise CalcError(
+            f"cannot read the stated number '{stated}'", "state a plain number such as 88.72, 1,024 or 3.4 × 10³⁸"
+        ) from None
     return math.isclose(read_number(shown), claimed, rel_tol=1e-12, abs_tol=0.0) or read_number(shown) == claimed
 
 
 # ---- the course's Python package, loaded from its own folder ----------------------------
+
 
 def kernel_names(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
     """Return {name: module} for every public module of the course's package, plus `math`
@@ -276,14 +285,16 @@ def load_kernels(root: Path, package: str = "kernels") -> types.ModuleType:
     """Return the course's Python package, freshly imported whenever its files change."""
     folder = kernels_folder(root, package)
     if not (folder / "__init__.py").is_file():
-        raise CalcError(f"this course has no {package}/ package",
-                        f"add {package}/__init__.py, or set python.package in course.yaml")
+        raise CalcError(
+            f"this course has no {package}/ package", f"add {package}/__init__.py, or set python.package in course.yaml"
+        )
     name = "_coursegen_kernels_" + _signature(folder)
     if name not in sys.modules:
         _forget(_LOADED.pop(str(folder), ""))  # the previous version of this folder's kernels
         _LOADED[str(folder)] = name
-        spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
-                                                      submodule_search_locations=[str(folder)])
+        spec = importlib.util.spec_from_file_location(
+            name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
         if spec is None or spec.loader is None:  # never for a folder with an __init__.py, which it checked
             raise CalcError(f"{package}/ cannot be imported")
         module = importlib.util.module_from_spec(spec)
@@ -312,6 +323,7 @@ def _forget(name: str) -> None:
 
 def _signature(folder: Path) -> str:
     """Return a short hash of the kernel files' paths, sizes and modification times."""
-    parts = [str(folder.resolve())] + [f"{f.relative_to(folder)}:{f.stat().st_size}:{f.stat().st_mtime_ns}"
-             for f in sorted(folder.rglob("*.py"))]
+    parts = [str(folder.resolve())] + [
+        f"{f.relative_to(folder)}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.rglob("*.py"))
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

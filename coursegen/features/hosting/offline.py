@@ -6,6 +6,7 @@ replaces the old cache and an unchanged one keeps it. Pages are fetched network-
 online always gets the newest), everything else cache-first. Files larger than PRECACHE_LIMIT, and
 live Python's files (Pyodide, the kernels wheel), are not fetched up front but kept once used.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -14,10 +15,10 @@ import json
 from pathlib import Path
 
 from coursegen.memo import active, memoized
-from coursegen.theme import files as theme
+from coursegen.model import replaced_units
 from coursegen.stages.assets import load_theme_assets
 from coursegen.stages.parse import page_digest
-from coursegen.model import replaced_units
+from coursegen.theme import files as theme
 
 SW_NAME = "sw.js"
 SW_SOURCE = "assets/sw.js"  # in the theme, or the course's templates/
@@ -41,8 +42,13 @@ def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
 
 def _precached_files(paths: tuple[str, ...], sizes: tuple[int, ...]) -> tuple[str, ...]:
     """Return, sorted, the site files (given by path and size) that are fetched at install."""
-    return tuple(sorted(path for path, size in zip(paths, sizes)
-                        if size <= PRECACHE_LIMIT and not _is_worker_copy(path) and not path.startswith(LIVE_PYTHON)))
+    return tuple(
+        sorted(
+            path
+            for path, size in zip(paths, sizes)
+            if size <= PRECACHE_LIMIT and not _is_worker_copy(path) and not path.startswith(LIVE_PYTHON)
+        )
+    )
 
 
 def _is_worker_copy(path: str) -> bool:
@@ -83,9 +89,15 @@ def page_digests(written: tuple) -> str:
 def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
     """Return sw.js with its VERSION and PRECACHE filled in."""
     precache = precache_list(course, site_files)
-    source = theme.find(root, SW_SOURCE).read_text(encoding="utf-8")
-    return (source.replace("__VERSION__", build_version(course, root, precache))
-                  .replace("__PRECACHE__", _json_list(tuple(precache))).encode())
+    file = theme.find(root, SW_SOURCE)
+    if file is None:  # the packaged theme has it: only a broken install lacks it
+        raise FileNotFoundError(f"the theme has no {SW_SOURCE}")
+    source = file.read_text(encoding="utf-8")
+    return (
+        source.replace("__VERSION__", build_version(course, root, precache))
+        .replace("__PRECACHE__", _json_list(tuple(precache)))
+        .encode()
+    )
 
 
 def _json_list(paths: tuple[str, ...]) -> str:
@@ -102,8 +114,10 @@ def add_files(course, root, assets, problems) -> None:
 
     It is made after the pages (assets.later), once the files it precaches are all known: the
     search index's are known only when Pagefind, which runs while the pages render, is done."""
+
     def worker() -> dict[str, bytes]:
         site_files = {**load_theme_assets(root).files, **assets.files}
         return {SW_NAME: service_worker(course, root, site_files)}
+
     assets.urls[SW_NAME] = SW_NAME
     assets.later(worker)

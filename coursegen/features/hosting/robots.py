@@ -1,4 +1,5 @@
 """Hosting files: robots.txt, pointing crawlers at the sitemap when the site knows its address."""
+
 from __future__ import annotations
 
 ROBOTS_NAME = "robots.txt"

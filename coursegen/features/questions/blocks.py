@@ -3,6 +3,7 @@
 Without JavaScript a question reads top to bottom: its prompt, (for a choice) the options, then a
 `<details>` holding the model answer or, for a choice, which option is right and why.
 """
+
 from __future__ import annotations
 
 import copy
@@ -14,8 +15,13 @@ from markdown_it.token import Token
 from coursegen.stages.parse import split_info
 
 OPTION_MARK = re.compile(r"^\[( |x|X)\]\s*")
-KIND_LABELS = {"recall": "Free recall", "explain": "Explain it aloud", "choice": "Choose one",
-               "excerpt": "Read the source", "exercise": "Write the code"}
+KIND_LABELS = {
+    "recall": "Free recall",
+    "explain": "Explain it aloud",
+    "choice": "Choose one",
+    "excerpt": "Read the source",
+    "exercise": "Write the code",
+}
 
 
 def _block(token: Token) -> Token:
@@ -53,12 +59,13 @@ def option_items(tokens, list_open: int):
     level = tokens[list_open].level + 1
     for index, token in children_at(tokens, list_open + 1, closing(tokens, list_open), level):
         if token.type == "list_item_open":
-            inline = next((t for t in tokens[index + 1:] if t.type == "inline"), None)
+            inline = next((t for t in tokens[index + 1 :] if t.type == "inline"), None)
             match = OPTION_MARK.match(inline.content) if inline is not None else None
             yield index, inline, (match.group(1) != " ") if match else None
 
 
 # ---- reshaping, after validation --------------------------------------------------------
+
 
 def reshape_question(tokens, start: int, end: int, question, env: dict) -> None:
     """Insert the wrappers a question's HTML needs between its own tokens (in place)."""
@@ -82,18 +89,27 @@ def _reshape_choice(tokens, start: int, end: int, level: int) -> None:
     list_open = find(tokens, start, end, level, "bullet_list_open")
     tokens[list_open].attrSet("class", "choice-options")
     tokens[list_open].attrSet("data-options", "")
-    feedback = [html('<details class="question-answer" data-answer>\n<summary>Answer and explanations</summary>\n'
-                     '<div class="question-answer-body">\n<ul class="choice-feedback">\n')]
+    feedback = [
+        html(
+            '<details class="question-answer" data-answer>\n<summary>Answer and explanations</summary>\n'
+            '<div class="question-answer-body">\n<ul class="choice-feedback">\n'
+        )
+    ]
     for number, (item, inline, correct) in enumerate(list(option_items(tokens, list_open))):
         tokens[item].attrSet("data-option", str(number))
         explanation = _split_option(tokens, item, inline)
         verdict = "Correct" if correct else "Not this one"
         mark = ' data-correct=""' if correct else ""
-        feedback += [html(f'<li data-feedback="{number}"{mark}>\n<p><strong class="choice-verdict">{verdict}:</strong> '),
-                     copy.deepcopy(inline), html("</p>\n"), *explanation, html("</li>\n")]
+        feedback += [
+            html(f'<li data-feedback="{number}"{mark}>\n<p><strong class="choice-verdict">{verdict}:</strong> '),
+            copy.deepcopy(inline),
+            html("</p>\n"),
+            *explanation,
+            html("</li>\n"),
+        ]
     feedback.append(html("</ul>\n"))
     list_close = closing(tokens, list_open)
-    tokens[list_close + 1:list_close + 1] = feedback
+    tokens[list_close + 1 : list_close + 1] = feedback
     tokens.insert(list_open, html("</div>\n"))
     tokens.insert(closing(tokens, start), html("</div>\n</details>\n"))
 
@@ -103,20 +119,33 @@ def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict, 
     JavaScript), the reference solution in the answer's `<details>` and the checks' baked cases in a JSON
     block for exercise.js."""
     starter, solution, checks = exercise["starter"], exercise["solution"], exercise["checks"]
-    first = next(i for i, t in children_at(tokens, start + 1, end, level)
-                 if t.type == "container_hint_open" or any(t is fence for fence in (starter, solution, checks)))
+    first = next(
+        i
+        for i, t in children_at(tokens, start + 1, end, level)
+        if t.type == "container_hint_open" or any(t is fence for fence in (starter, solution, checks))
+    )
     tokens.insert(first, html("</div>\n"))
-    checks.type, checks.content = "html_block", (f'<script type="application/json" data-exercise-checks>'
-                                                 f'{exercise["json"]}</script>\n')
+    checks.type, checks.content = (
+        "html_block",
+        (f'<script type="application/json" data-exercise-checks>{exercise["json"]}</script>\n'),
+    )
     at = tokens.index(solution)
-    tokens[at:at + 1] = [html('<details class="question-answer" data-answer>\n<summary>Reference solution</summary>\n'
-                              '<div class="question-answer-body">\n'), solution, html("</div>\n</details>\n")]
+    tokens[at : at + 1] = [
+        html(
+            '<details class="question-answer" data-answer>\n<summary>Reference solution</summary>\n'
+            '<div class="question-answer-body">\n'
+        ),
+        solution,
+        html("</div>\n</details>\n"),
+    ]
     rows = min(30, starter.content.count("\n") + 2)
     box = escapeHtml(f"q-{qid}-code")
     tokens[tokens.index(starter)] = html(
         f'<div class="exercise-starter" data-exercise-starter>\n<label class="exercise-label" for="{box}">Your code, '
-        f'starting from the starter</label>\n<textarea id="{box}" class="exercise-code" rows="{rows}" spellcheck="false" '
-        f'autocapitalize="off" autocomplete="off">\n{escapeHtml(starter.content)}</textarea>\n</div>\n')
+        f'starting from the starter</label>\n<textarea id="{box}" class="exercise-code" rows="{rows}" '
+        'spellcheck="false" '
+        f'autocapitalize="off" autocomplete="off">\n{escapeHtml(starter.content)}</textarea>\n</div>\n'
+    )
 
 
 def _split_option(tokens, item: int, inline: Token) -> list[Token]:
@@ -128,21 +157,22 @@ def _split_option(tokens, item: int, inline: Token) -> list[Token]:
     breaks = [i for i, child in enumerate(inline.children) if child.type in ("softbreak", "hardbreak")]
     if breaks:
         rest = Token("inline", "", 0)
-        rest.children, rest.map = inline.children[breaks[0] + 1:], inline.map
+        rest.children, rest.map = inline.children[breaks[0] + 1 :], inline.map
         rest.content = inline.content.split("\n", 1)[1] if "\n" in inline.content else ""
-        inline.children = inline.children[:breaks[0]]
+        inline.children = inline.children[: breaks[0]]
         inline.content = inline.content.split("\n", 1)[0]
         explanation += [_block(Token("paragraph_open", "p", 1)), rest, _block(Token("paragraph_close", "p", -1))]
     first_close = next(i for i in range(item, len(tokens)) if tokens[i].type == "paragraph_close")
     item_close = closing(tokens, item)
-    explanation += tokens[first_close + 1:item_close]
-    del tokens[first_close + 1:item_close]
+    explanation += tokens[first_close + 1 : item_close]
+    del tokens[first_close + 1 : item_close]
     for token in explanation:
         token.hidden = False
     return explanation
 
 
 # ---- render rules -----------------------------------------------------------------------
+
 
 def render_question(self, tokens, idx, options, env):
     """Open or close a question's `<section>`, carrying what review.js needs as data attributes."""
@@ -153,13 +183,20 @@ def render_question(self, tokens, idx, options, env):
     if question is None:  # invalid: the build reports it and stops
         return '<section class="question">\n<div>\n'
     qid = escapeHtml(question.id)
-    data = {"data-question": question.id, "data-kind": question.kind,
-            "data-lessons": " ".join(map(str, question.lessons)), "data-topic": question.topic,
-            "data-revisit": question.revisit_url, "data-seconds": str(question.seconds or "")}
+    data = {
+        "data-question": question.id,
+        "data-kind": question.kind,
+        "data-lessons": " ".join(map(str, question.lessons)),
+        "data-topic": question.topic,
+        "data-revisit": question.revisit_url,
+        "data-seconds": str(question.seconds or ""),
+    }
     attrs = "".join(f' {k}="{escapeHtml(v)}"' for k, v in data.items() if v)
-    return (f'<section class="question question-{question.kind}" id="q-{qid}"{attrs} '
-            f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{_label(question)}</p>\n'
-            f'<div class="question-prompt" id="q-{qid}-prompt">\n')
+    return (
+        f'<section class="question question-{question.kind}" id="q-{qid}"{attrs} '
+        f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{_label(question)}</p>\n'
+        f'<div class="question-prompt" id="q-{qid}-prompt">\n'
+    )
 
 
 def _label(question) -> str:
@@ -178,14 +215,19 @@ def render_part(self, tokens, idx, options, env):
     """Render `::: answer` as a `<details>` and `::: explanation` as the general explanation."""
     token = tokens[idx]
     if token.type.startswith("container_hint"):
-        return ('<details class="exercise-hint" data-hint>\n<summary>Hint</summary>\n<div class="exercise-hint-body">\n'
-                if token.nesting == 1 else "</div>\n</details>\n")
+        return (
+            '<details class="exercise-hint" data-hint>\n<summary>Hint</summary>\n<div class="exercise-hint-body">\n'
+            if token.nesting == 1
+            else "</div>\n</details>\n"
+        )
     if token.type.startswith("container_explanation"):
         return '<div class="choice-explanation">\n' if token.nesting == 1 else "</div>\n"
     if token.nesting == -1:
         return "</div>\n</details>\n"
-    return ('<details class="question-answer" data-answer>\n<summary>Model answer</summary>\n'
-            '<div class="question-answer-body">\n')
+    return (
+        '<details class="question-answer" data-answer>\n<summary>Model answer</summary>\n'
+        '<div class="question-answer-body">\n'
+    )
 
 
 def render_generated(self, tokens, idx, options, env):

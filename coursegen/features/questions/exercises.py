@@ -7,6 +7,7 @@ on every case: its results become the expected values baked into the page, and t
 checks exactly as the page will check the learner (coursegen/exercise_harness.py, which the page runs
 in Pyodide). The reference reaches the page only inside the answer's `<details>`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -18,19 +19,25 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
-from coursegen.features.questions import harness as exercise_harness
 from coursegen.author_code import AuthorCodeStopped
-from coursegen.features.calc.extension import LIMIT_HINT, kernel_names
 from coursegen.features.calc.evaluate import CalcError
-from coursegen.stages.parse import split_info
+from coursegen.features.calc.extension import LIMIT_HINT, kernel_names
+from coursegen.features.questions import harness as exercise_harness
 from coursegen.schema import Schema, blank, check
+from coursegen.stages.parse import split_info
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
 ROLES = ("starter", "solution", "checks")
-CHECKS = Schema("the exercise's checks", {"function": str, "tolerance": (int, float), "cases": list},
-                hints={"tolerance": "YAML reads 1e-9 as text: write 1.0e-9"})
-CASE = Schema("a check case", {"name": str, "args": list, "expected": object, "assert": str, "generate": str,
-                               "seed": int, "count": int}, required={"name": "name: a floor of -5"})
+CHECKS = Schema(
+    "the exercise's checks",
+    {"function": str, "tolerance": (int, float), "cases": list},
+    hints={"tolerance": "YAML reads 1e-9 as text: write 1.0e-9"},
+)
+CASE = Schema(
+    "a check case",
+    {"name": str, "args": list, "expected": object, "assert": str, "generate": str, "seed": int, "count": int},
+    required={"name": "name: a floor of -5"},
+)
 DEFAULT_TOLERANCE = 1e-9
 MIN_TOLERANCE = 1e-10  # baked floats keep 12 significant digits: a tighter tolerance could fail on them
 FIGURES = 12
@@ -49,7 +56,7 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
     """Check one exercise's fences and bake its cases; return what the page needs, or None after reporting."""
     level = tokens[start].level + 1
     fences: dict[str, list] = {role: [] for role in ROLES}
-    for token in tokens[start + 1:end]:
+    for token in tokens[start + 1 : end]:
         if token.type == "fence" and token.level == level and fence_role(token):
             fences[fence_role(token)].append(token)
     usable = True
@@ -62,8 +69,10 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
         if packaged and role == "solution":
             continue
         if len(found) != 1:
-            report(f"':::: exercise' needs one '```{info}' block, found {len(found)}",
-                   "an exercise holds a starter, a reference solution and its checks")
+            report(
+                f"':::: exercise' needs one '```{info}' block, found {len(found)}",
+                "an exercise holds a starter, a reference solution and its checks",
+            )
             usable = False
     if not usable:
         return None
@@ -81,8 +90,9 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
     code = env["ctx"].extra["calc"]
     try:
         if packaged:
-            source, cases = code.call(bake_from_package, packaged, checks["function"], checks["cases"],
-                                      checks["tolerance"])
+            source, cases = code.call(
+                bake_from_package, packaged, checks["function"], checks["cases"], checks["tolerance"]
+            )
             solution = Token("fence", "code", 0)
             solution.content, solution.block, solution.level = source, True, level
             tokens.insert(tokens.index(checks_fence) + 1, solution)
@@ -98,8 +108,14 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
     for token in (starter, solution):
         if token is not None:  # always, by now: a packaged reference was made into a fence above
             token.info = "python"  # rendered as plain Python code
-    return {"function": checks["function"], "tolerance": checks["tolerance"], "cases": cases,
-            "starter": starter, "solution": solution, "checks": checks_fence}
+    return {
+        "function": checks["function"],
+        "tolerance": checks["tolerance"],
+        "cases": cases,
+        "starter": starter,
+        "solution": solution,
+        "checks": checks_fence,
+    }
 
 
 def _syntax_problem(code: str) -> tuple[int, str] | None:
@@ -130,15 +146,23 @@ def _checks(fence, env: dict) -> dict | None:
     good = len(check(data, CHECKS, path, problems, first)) == len(data)  # every key known and of its type
     for key in ("function", "cases"):
         if key not in data:
-            problems.error(path, first, f"the exercise's checks name no '{key}'",
-                           "e.g. function: largest_tile and cases: [{name: …, args: […]}]")
+            problems.error(
+                path,
+                first,
+                f"the exercise's checks name no '{key}'",
+                "e.g. function: largest_tile and cases: [{name: …, args: […]}]",
+            )
             good = False
     if not good:
         return None
     tolerance = data.get("tolerance", DEFAULT_TOLERANCE)
     if not (MIN_TOLERANCE <= tolerance <= 1) or not math.isfinite(tolerance):
-        problems.error(path, data.line_of("tolerance"), f"'tolerance' must be from {MIN_TOLERANCE:g} to 1, "
-                       f"found {tolerance!r}", "expected floats keep 12 significant digits on the page")
+        problems.error(
+            path,
+            data.line_of("tolerance"),
+            f"'tolerance' must be from {MIN_TOLERANCE:g} to 1, found {tolerance!r}",
+            "expected floats keep 12 significant digits on the page",
+        )
         return None
     if not data["function"].isidentifier():
         problems.error(path, data.line_of("function"), f"'function' must be a Python name, found {data['function']!r}")
@@ -159,12 +183,19 @@ def _case(case, fallback_line: int, env: dict) -> dict | None:
     if not isinstance(case, dict) or len(checked) < len(case) or blank(case.get("name")):
         return None  # reported by check
     if ("args" in case) == ("generate" in case):
-        problems.error(path, line, f"check '{case['name']}' needs either 'args' (literal inputs) or 'generate' "
-                       "(a Python expression over `rng`, giving the argument list)")
+        problems.error(
+            path,
+            line,
+            f"check '{case['name']}' needs either 'args' (literal inputs) or 'generate' "
+            "(a Python expression over `rng`, giving the argument list)",
+        )
         return None
     if "generate" in case and ("seed" not in case or not 1 <= case.get("count", 1) <= MAX_GENERATED):
-        problems.error(path, line, f"check '{case['name']}' generates inputs: it needs a 'seed' and a 'count' "
-                       f"from 1 to {MAX_GENERATED}")
+        problems.error(
+            path,
+            line,
+            f"check '{case['name']}' generates inputs: it needs a 'seed' and a 'count' from 1 to {MAX_GENERATED}",
+        )
         return None
     if "expected" in case and "assert" in case:
         problems.error(path, line, f"check '{case['name']}' has both 'expected' and 'assert'; keep one")
@@ -174,8 +205,10 @@ def _case(case, fallback_line: int, env: dict) -> dict | None:
 
 # ---- in the author-code worker ------------------------------------------------------------
 
-def bake_cases(root: Path, package: str, solution: str, function: str, cases: list, tolerance: float,
-               build: str) -> list[dict]:
+
+def bake_cases(
+    root: Path, package: str, solution: str, function: str, cases: list, tolerance: float, build: str
+) -> list[dict]:
     """Return the concrete cases (generated inputs, expected values from the reference), or raise CalcError
     when the reference raises or does not pass its own checks as the page would check it."""
     names = kernel_names(root, package)  # the reference sees the course's modules by short name, as {calc} does
@@ -186,13 +219,16 @@ def bake_cases(root: Path, package: str, solution: str, function: str, cases: li
         raise CalcError(f"the exercise's reference solution raised {exercise_harness.located(err)}") from None
     target = namespace.get(function)
     if not callable(target):
-        raise CalcError(f"the exercise's reference solution defines no function {function}()",
-                        "name the function the checks call in 'function'")
+        raise CalcError(
+            f"the exercise's reference solution defines no function {function}()",
+            "name the function the checks call in 'function'",
+        )
     return _bake(target, solution, function, cases, tolerance, names)
 
 
-def bake_from_package(root: Path, package: str, dotted: str, function: str, cases: list, tolerance: float,
-                      build: str) -> tuple[str, list[dict]]:
+def bake_from_package(
+    root: Path, package: str, dotted: str, function: str, cases: list, tolerance: float, build: str
+) -> tuple[str, list[dict]]:
     """Return (the source shown as the reference, the baked cases) for a reference that is a function of the
     course's package, `module.function`; raise CalcError when there is no such function."""
     names = kernel_names(root, package)
@@ -200,8 +236,10 @@ def bake_from_package(root: Path, package: str, dotted: str, function: str, case
     target = getattr(names.get(module), name, None) if module in names and module != "math" else None
     if not callable(target):
         modules = ", ".join(sorted(n for n in names if n != "math")) or f"none: the course has no {package}/ package"
-        raise CalcError(f"the exercise's solution '{dotted}' names no function of the course's {package} package",
-                        f"write module.function; its modules: {modules}")
+        raise CalcError(
+            f"the exercise's solution '{dotted}' names no function of the course's {package} package",
+            f"write module.function; its modules: {modules}",
+        )
     try:
         source = inspect.getsource(target)
     except (OSError, TypeError):
@@ -220,16 +258,19 @@ def _bake(target, solution: str, function: str, cases: list, tolerance: float, n
             try:
                 value = exercise_harness.plain(target(*json.loads(json.dumps(case["args"]))))
             except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
-                raise CalcError(f"the exercise's reference solution fails check '{case['name']}': "
-                                f"{exercise_harness.located(err)}") from None
-            entry["expected"] = rounded(case["expected"] if "expected" in case else value, case["name"])
+                raise CalcError(
+                    f"the exercise's reference solution fails check '{case['name']}': {exercise_harness.located(err)}"
+                ) from None
+            entry["expected"] = rounded(case.get("expected", value), case["name"])
         baked.append(entry)
     report = exercise_harness.run(solution, function, baked, tolerance, names=names)
     for result in report.get("results", []):
         if not result["passed"]:
             detail = result.get("error") or f"expected {result['expected']!r}, got {result['actual']!r}"
-            raise CalcError(f"the exercise's reference solution fails check '{result['name']}': {detail}",
-                            "correct the reference solution or the check")
+            raise CalcError(
+                f"the exercise's reference solution fails check '{result['name']}': {detail}",
+                "correct the reference solution or the check",
+            )
     return baked
 
 
@@ -243,16 +284,23 @@ def _concrete(cases: list) -> list[dict]:
         for number in range(case.get("count", 1)):
             rng = random.Random(case["seed"] * 1000 + number)
             try:
-                args = eval(case["generate"], {"rng": rng, "math": math})  # noqa: S307 - the author's own code
+                args = eval(case["generate"], {"rng": rng, "math": math})
             except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
-                raise CalcError(f"check '{case['name']}' cannot generate its inputs: "
-                                f"{type(err).__name__}: {err}") from None
+                raise CalcError(
+                    f"check '{case['name']}' cannot generate its inputs: {type(err).__name__}: {err}"
+                ) from None
             if not isinstance(args, (list, tuple)):
-                raise CalcError(f"check '{case['name']}': 'generate' must give the list of arguments, "
-                                f"not {type(args).__name__}")
+                raise CalcError(
+                    f"check '{case['name']}': 'generate' must give the list of arguments, not {type(args).__name__}"
+                )
             name = f"{case['name']} #{number + 1}" if case.get("count", 1) > 1 else case["name"]
-            out.append({**{k: v for k, v in case.items() if k not in ("generate", "seed", "count")},
-                        "name": name, "args": rounded(list(args), case["name"])})
+            out.append(
+                {
+                    **{k: v for k, v in case.items() if k not in ("generate", "seed", "count")},
+                    "name": name,
+                    "args": rounded(list(args), case["name"]),
+                }
+            )
     return out
 
 
@@ -273,8 +321,13 @@ def rounded(value, name: str):
 
 def page_data(spec: dict, packages: list, runtime: dict) -> str:
     """Return the JSON the page's exercise.js reads: cases and expected values, Pyodide, the harness."""
-    data = {"function": spec["function"], "tolerance": spec["tolerance"], "cases": spec["cases"],
-            "packages": packages, "harness": HARNESS,
-            "runtime": {key: runtime.get(key, "") for key in ("worker", "indexURL", "integrity")}}
+    data = {
+        "function": spec["function"],
+        "tolerance": spec["tolerance"],
+        "cases": spec["cases"],
+        "packages": packages,
+        "harness": HARNESS,
+        "runtime": {key: runtime.get(key, "") for key in ("worker", "indexURL", "integrity")},
+    }
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.replace("<", "\\u003c")  # no `</script>` can end the block early

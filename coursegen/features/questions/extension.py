@@ -6,25 +6,36 @@ A core rule finds each question block, validates it (problems carry the block's 
 without JavaScript: prompt visible, answer in `<details>`. `templates/assets/review.js` then
 enhances every `[data-question]` element.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
 from coursegen.errors import choices_hint
+from coursegen.features.questions.blocks import (
+    closing,
+    render_generated,
+    render_part,
+    render_question,
+    reshape_question,
+)
 from coursegen.features.questions.exercises import page_data, prepare_exercise
-from coursegen.stages.parse import parse_attrs, register_block, split_info
-from coursegen.model import Link
 from coursegen.features.questions.structure import check_structure
-from coursegen.features.questions.blocks import closing, render_generated, render_part, render_question, reshape_question
+from coursegen.model import Link
+from coursegen.stages.parse import parse_attrs, register_block, split_info
 
 KINDS = ("recall", "explain", "choice", "excerpt", "exercise")
 PARTS = ("answer", "explanation", "hint")
 GENERATED = ("progress-map", "next-up", "tally")
 COMMON_ATTRS = {"lessons": list, "topic": str, "revisit": str, "id": str}
-ATTRS: dict[str, dict] = {"recall": COMMON_ATTRS, "choice": COMMON_ATTRS,
-         "explain": {**COMMON_ATTRS, "seconds": int}, "excerpt": {**COMMON_ATTRS, "cite": str},
-         "exercise": {**COMMON_ATTRS, "packages": list, "solution": str}}
+ATTRS: dict[str, dict] = {
+    "recall": COMMON_ATTRS,
+    "choice": COMMON_ATTRS,
+    "explain": {**COMMON_ATTRS, "seconds": int},
+    "excerpt": {**COMMON_ATTRS, "cite": str},
+    "exercise": {**COMMON_ATTRS, "packages": list, "solution": str},
+}
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ID_WORDS = 6
 SLUG_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -78,10 +89,13 @@ def check(course, root, problems) -> None:
             for number in question.lessons:
                 target = by_number.get(number)
                 if target is not None and target.page is None:
-                    problems.error(unit.page.source.path, question.line,
-                                   f"question draws on unit {number} ('{target.slug}'), "
-                                   "which is not published (upcoming or draft)",
-                                   "name only written units in 'lessons'")
+                    problems.error(
+                        unit.page.source.path,
+                        question.line,
+                        f"question draws on unit {number} ('{target.slug}'), "
+                        "which is not published (upcoming or draft)",
+                        "name only written units in 'lessons'",
+                    )
 
 
 def collect_questions(state) -> None:
@@ -92,10 +106,10 @@ def collect_questions(state) -> None:
     index = 0
     while index < len(tokens):
         token = tokens[index]
-        name = token.type[len("container_"):-len("_open")] if token.type.startswith("container_") else ""
+        name = token.type[len("container_") : -len("_open")] if token.type.startswith("container_") else ""
         if token.nesting == 1 and name in KINDS:
             close = closing(tokens, index)
-            question = _question(token, tokens[index + 1:close], name, env)
+            question = _question(token, tokens[index + 1 : close], name, env)
             if question is not None and not check_structure(tokens, index, close, name, env):
                 question = None
             if question is not None and name == "exercise" and not _exercise(tokens, index, close, env):
@@ -107,11 +121,19 @@ def collect_questions(state) -> None:
             index = closing(tokens, index) + 1
             continue
         if token.nesting == 1 and name in PARTS:
-            _error(env, token, f"'::: {name}' belongs inside a question block",
-                   "put it inside a ':::: recall', ':::: explain', ':::: choice' or ':::: excerpt' block")
+            _error(
+                env,
+                token,
+                f"'::: {name}' belongs inside a question block",
+                "put it inside a ':::: recall', ':::: explain', ':::: choice' or ':::: excerpt' block",
+            )
         elif token.nesting == 1 and name in GENERATED and tokens[index + 1].type != f"container_{name}_close":
-            _error(env, token, f"'::: {name}' is generated from course.yaml and takes no content",
-                   f"leave the block empty: a line '::: {name}' and a line ':::'")
+            _error(
+                env,
+                token,
+                f"'::: {name}' is generated from course.yaml and takes no content",
+                f"leave the block empty: a line '::: {name}' and a line ':::'",
+            )
         index += 1
 
 
@@ -120,7 +142,9 @@ def _packages(attrs: dict, opener, env: dict) -> tuple[str, ...]:
     packages = attrs.get("packages", [])
     for package in packages:
         if not isinstance(package, str) or not PACKAGE_NAME.match(package):
-            _error(env, opener, f"'packages' lists Pyodide package names, found {package!r}", "e.g. {packages: [numpy]}")
+            _error(
+                env, opener, f"'packages' lists Pyodide package names, found {package!r}", "e.g. {packages: [numpy]}"
+            )
             return ()
     return tuple(sorted(set(packages)))
 
@@ -128,7 +152,7 @@ def _packages(attrs: dict, opener, env: dict) -> tuple[str, ...]:
 def _exercise(tokens, index: int, close: int, env: dict) -> bool:
     """Check and bake an exercise (its checks run the reference in the worker); keep it for the reshaping."""
     opener = tokens[index]
-    report = lambda message, hint="": _error(env, opener, message, hint)  # noqa: E731
+    report = lambda message, hint="": _error(env, opener, message, hint)
     exercise = prepare_exercise(tokens, index, close, env, report)
     if exercise is None:
         return False
@@ -153,16 +177,29 @@ def _question(opener, body, kind: str, env: dict) -> Question | None:
     lessons = _lessons(attrs, opener, env)
     prompt = _prompt_text(body)
     if not _has_prompt(body, kind):
-        _error(env, opener, f"':::: {kind}' question has an empty prompt",
-               "write the question as the first paragraph inside the block")
+        _error(
+            env,
+            opener,
+            f"':::: {kind}' question has an empty prompt",
+            "write the question as the first paragraph inside the block",
+        )
         return None
     slug, anchor = _revisit(attrs.get("revisit", ""), opener, env)
     packages = opener.meta["packages"] = _packages(attrs, opener, env)
     opener.meta["solution"] = attrs.get("solution", "").strip()
-    return Question(id=_unique_id(attrs.get("id") or _slugify(prompt), opener, env), kind=kind,
-                    lessons=lessons, line=line, prompt=_plain(prompt), topic=attrs.get("topic", ""),
-                    revisit_slug=slug, revisit_anchor=anchor,
-                    seconds=_seconds(attrs, opener, env), cite=attrs.get("cite", "").strip(), packages=packages)
+    return Question(
+        id=_unique_id(attrs.get("id") or _slugify(prompt), opener, env),
+        kind=kind,
+        lessons=lessons,
+        line=line,
+        prompt=_plain(prompt),
+        topic=attrs.get("topic", ""),
+        revisit_slug=slug,
+        revisit_anchor=anchor,
+        seconds=_seconds(attrs, opener, env),
+        cite=attrs.get("cite", "").strip(),
+        packages=packages,
+    )
 
 
 def _prompt_text(body) -> str:
@@ -179,9 +216,11 @@ def _has_prompt(body, kind: str) -> bool:
     """Return whether the block has text, outside any quote, before its first part or option list."""
     depth = 0
     for token in body:
-        if token.type.startswith(("container_answer", "container_explanation", "container_hint")) or (
-                token.type == "bullet_list_open" and kind == "choice" and depth == 0) or (
-                token.type == "fence" and kind == "exercise" and depth == 0):
+        if (
+            token.type.startswith(("container_answer", "container_explanation", "container_hint"))
+            or (token.type == "bullet_list_open" and kind == "choice" and depth == 0)
+            or (token.type == "fence" and kind == "exercise" and depth == 0)
+        ):
             return False
         depth += {"blockquote_open": 1, "blockquote_close": -1}.get(token.type, 0)
         if token.type == "inline" and token.content.strip() and depth == 0:
@@ -194,15 +233,23 @@ def _lessons(attrs: dict, opener, env: dict) -> tuple[int, ...]:
     numbers = env["ctx"].extra.get("questions", {}).get("numbers", {})
     if "lessons" not in attrs:
         if env["source"].kind == "review":
-            _error(env, opener, "question names no lessons",
-                   "add the lessons it draws on to its attributes, e.g. {lessons: [2, 3]}")
+            _error(
+                env,
+                opener,
+                "question names no lessons",
+                "add the lessons it draws on to its attributes, e.g. {lessons: [2, 3]}",
+            )
         own = numbers.get(env["source"].slug)
         return (own,) if own else ()
     good = []
     for value in attrs["lessons"]:
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= len(numbers):
-            _error(env, opener, f"unknown lesson {value!r} in 'lessons'",
-                   f"lessons are unit numbers from course.yaml, 1 to {len(numbers)}")
+            _error(
+                env,
+                opener,
+                f"unknown lesson {value!r} in 'lessons'",
+                f"lessons are unit numbers from course.yaml, 1 to {len(numbers)}",
+            )
         else:
             good.append(value)
     if not attrs["lessons"]:
@@ -226,8 +273,12 @@ def _revisit(value: str, opener, env: dict) -> tuple[str, str]:
 def _seconds(attrs: dict, opener, env: dict) -> int:
     seconds = attrs.get("seconds", 0)
     if "seconds" in attrs and not 5 <= seconds <= 900:
-        _error(env, opener, f"'seconds' must be between 5 and 900, found {seconds}",
-               "a suggested speaking time such as {seconds: 60}")
+        _error(
+            env,
+            opener,
+            f"'seconds' must be between 5 and 900, found {seconds}",
+            "a suggested speaking time such as {seconds: 60}",
+        )
         return 0
     return seconds
 

@@ -5,6 +5,7 @@ learner's code, sent as the source of a widget-style `run(**params)` entry).
 `run` never raises for a mistake in the checked code: it returns what went wrong, with the line
 number in that code (compiled as `<exercise>`), as plain JSON-ready data.
 """
+
 import contextlib
 import io
 import json

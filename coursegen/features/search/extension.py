@@ -12,6 +12,7 @@ temporary copy of the page bodies, and its output is read back into the outputs:
 stays the only writer of `site/`. It is started before the pages are rendered and read back after
 them (see PagefindRun), so the binary indexes while Python renders.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,12 +37,23 @@ UNUSED = re.compile(r"pagefind-(ui|modular-ui|component-ui|highlight|worker)\b|/
 # What stays out of the index: a search result must not give away a review's answer or a choice's
 # explanation; a widget's Python source and its live-run panel are the same words on every widget;
 # diagrams are drawings; footnote markers and buttons are no prose (Pagefind already skips scripts).
-EXCLUDED = ("[data-answer]", "[class*=explanation]", "[data-widget-code]", "[data-widget-live]",
-            "pre.diagram", "sup", "button", "template")
+EXCLUDED = (
+    "[data-answer]",
+    "[class*=explanation]",
+    "[data-widget-code]",
+    "[data-widget-live]",
+    "pre.diagram",
+    "sup",
+    "button",
+    "template",
+)
 # Pagefind makes one result per heading with an id. A question is a section of its own, headed by
 # its kind label, so in the indexed copy that label becomes a heading with the question's id.
-QUESTION = re.compile(r'(<section\b[^>]*?\sid="([^"]+)"[^>]*\sdata-question="[^"]*"[^>]*>\s*)'
-                      r'<p class="question-kind">(.*?)</p>', re.S)
+QUESTION = re.compile(
+    r'(<section\b[^>]*?\sid="([^"]+)"[^>]*\sdata-question="[^"]*"[^>]*>\s*)'
+    r'<p class="question-kind">(.*?)</p>',
+    re.S,
+)
 TIMEOUT = 600  # seconds: far more than a 2,000-page course takes (5–10 s on two cores); a hung binary fails the build
 
 
@@ -51,9 +63,11 @@ def indexed_page(unit, language: str) -> str:
     Pagefind takes a result's title from the first h1 and its label ("Lesson 2") from the meta tag.
     """
     body = QUESTION.sub(r'\1<h6 id="\2">\3</h6>', unit.page.html)
-    return (f'<!doctype html><html lang="{htmllib.escape(language)}"><head><meta charset="utf-8">'
-            f'<meta data-pagefind-meta="label[content]" content="{htmllib.escape(unit.label)}"></head>'
-            f'<body><main data-pagefind-body><h1>{htmllib.escape(unit.title)}</h1>{body}</main></body></html>')
+    return (
+        f'<!doctype html><html lang="{htmllib.escape(language)}"><head><meta charset="utf-8">'
+        f'<meta data-pagefind-meta="label[content]" content="{htmllib.escape(unit.label)}"></head>'
+        f"<body><main data-pagefind-body><h1>{htmllib.escape(unit.title)}</h1>{body}</main></body></html>"
+    )
 
 
 def indexed_copy(unit, language: str) -> tuple[str, str, str]:
@@ -90,8 +104,8 @@ class PagefindRun:
     process, so it indexes while Python renders the pages (which do not depend on the index)."""
 
     def __init__(self, pages: dict[str, str], language: str, background: bool = False):
-        self.process = None
-        self.folder = None
+        self.process: subprocess.Popen | None = None
+        self.folder: tempfile.TemporaryDirectory | None = None
         if not pages:  # Pagefind refuses to make an empty index; search then says it could not load
             return
         self.folder = tempfile.TemporaryDirectory(prefix="coursegen-search-", dir=scratch_folder())
@@ -102,8 +116,19 @@ class PagefindRun:
                 with open(os.path.join(copy, url), "w", encoding="utf-8") as file:
                     file.write(html)
             nice = ["nice", "-n", "10"] if background and shutil.which("nice") else []
-            command = [*nice, pagefind_binary(), "--site", copy, "--output-path", self.bundle, "--silent",
-                       "--force-language", language, "--exclude-selectors", ", ".join(EXCLUDED)]
+            command = [
+                *nice,
+                pagefind_binary(),
+                "--site",
+                copy,
+                "--output-path",
+                self.bundle,
+                "--silent",
+                "--force-language",
+                language,
+                "--exclude-selectors",
+                ", ".join(EXCLUDED),
+            ]
             # Its messages go to a file, not a pipe: nobody reads a pipe while the pages render.
             with open(os.path.join(self.folder.name, "log"), "wb") as log:
                 self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
@@ -114,6 +139,7 @@ class PagefindRun:
 
     @property
     def bundle(self) -> str:
+        assert self.folder is not None  # asked for only while Pagefind has pages
         return os.path.join(self.folder.name, BUNDLE)
 
     def files(self) -> dict[str, bytes]:
@@ -126,7 +152,7 @@ class PagefindRun:
             except subprocess.TimeoutExpired:
                 raise RuntimeError(f"Pagefind did not finish within {TIMEOUT} s") from None
             if code:
-                with open(os.path.join(self.folder.name, "log"), encoding="utf-8", errors="replace") as log:
+                with open(os.path.join(os.path.dirname(self.bundle), "log"), encoding="utf-8", errors="replace") as log:
                     raise RuntimeError(f"Pagefind failed ({code}): {log.read()}")
             files = {f"{BUNDLE}/{path}": data for path, data in read_tree(self.bundle).items()}
         finally:
@@ -227,11 +253,11 @@ class BackgroundIndex:
 
     def _work(self) -> None:
         if self.building is not None:  # the build that asked is still writing its page: let it finish first,
-            with self.building:       # the copy for Pagefind would otherwise slow it down (one interpreter)
+            with self.building:  # the copy for Pagefind would otherwise slow it down (one interpreter)
                 pass
         while True:
             with self.lock:
-                if self.wanted is None or self.wanted[0] == self.made[0]:
+                if self.wanted is None or (self.made is not None and self.wanted[0] == self.made[0]):
                     self.worker = None
                     return
                 key, pages, language = self.wanted

@@ -6,6 +6,7 @@ the course's time limit (see author_code). `import kernels` (or the name course.
 `python: {package: …}`) inside it resolves to the course's own package, the one the build also
 ships to the browser as a wheel. A course without a package runs entries without one.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -86,8 +87,10 @@ def _build_modules(root, package: str, build: str) -> dict:
     if _MODULES[0] != key:
         modules = {}
         if (root / package / "__init__.py").is_file():
-            modules = {package: load_kernels(root, package),
-                       **{f"{package}.{name}": module for name, module in public_modules(root, package).items()}}
+            modules = {
+                package: load_kernels(root, package),
+                **{f"{package}.{name}": module for name, module in public_modules(root, package).items()},
+            }
         _MODULES[:] = [key, modules]
     return _MODULES[1]
 
@@ -105,7 +108,7 @@ def _namespace(widget: Widget, build: str) -> dict:
         source = entry_source(widget)
         namespace = {"__name__": f"widget_{widget.name.replace('-', '_')}"}
         try:
-            exec(compile(source, str(widget.folder / "widget.py"), "exec"), namespace)  # noqa: S102
+            exec(compile(source, str(widget.folder / "widget.py"), "exec"), namespace)
         except BaseException as err:  # noqa: BLE001 - the entry is course content: report it
             line = getattr(err, "lineno", None) or _entry_line(err)
             raise EntryError(f"{type(err).__name__}: {err}", line) from None
@@ -153,9 +156,11 @@ def compact_states(widget: Widget, states: list[tuple[dict, dict]]) -> dict:
     """
     results = [result for _, result in states]
     const = {k: v for k, v in results[0].items() if all(r.get(k) == v for r in results)}
-    return {"params": {p.name: [params[p.name] for params, _ in states] for p in widget.params},
-            "const": const,
-            "outputs": {k: [r[k] for r in results] for k in results[0] if k not in const}}
+    return {
+        "params": {p.name: [params[p.name] for params, _ in states] for p in widget.params},
+        "const": const,
+        "outputs": {k: [r[k] for r in results] for k in results[0] if k not in const},
+    }
 
 
 def states_json(data: dict) -> str:

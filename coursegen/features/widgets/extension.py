@@ -6,6 +6,7 @@ state it bakes, and stores all of it in `token.meta`; the fence renderer turns t
 `<figure data-widget=…>` through `templates/partials/widget.html`, complete without JavaScript.
 Problems carry the fence's line; nothing raises mid-parse. See docs/widgets.md.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,17 +17,17 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from coursegen.theme import files as theme
-from coursegen.stages.assets import hashed_name
 from coursegen.author_code import AuthorCodeStopped, Limits
-from coursegen.features.calc.extension import LIMIT_HINT, CalcError, CourseCode
-from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.errors import Problems, choices_hint
-from coursegen.stages.parse import highlight_code, register_fence, split_info
-from coursegen.stages.render import template_problem
+from coursegen.features.calc.extension import LIMIT_HINT, CalcError, CourseCode
 from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site
 from coursegen.features.widgets.spec import Widget, fmt, load_widgets, parse_value
+from coursegen.stages.assets import hashed_name
+from coursegen.stages.config import CONFIG_NAME, config_line
+from coursegen.stages.parse import highlight_code, register_fence, split_info
+from coursegen.stages.render import template_problem
+from coursegen.theme import files as theme
 
 FENCE = "widget"
 
@@ -60,23 +61,30 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
         except SiteError as err:
             problems.error(CONFIG_NAME, config_line(root, "pyodide:"), err.message, err.hint)
         if site and site.missing:
-            problems.warning(CONFIG_NAME, config_line(root, "pyodide:"),
-                             f"the Pyodide copy in '{config.pyodide.path}' cannot serve what the widgets need "
-                             "for live Python: " + "; ".join(f"{name}: {why}" for name, why in site.missing.items()),
-                             missing_hint(config.pyodide, site.missing))
+            problems.warning(
+                CONFIG_NAME,
+                config_line(root, "pyodide:"),
+                f"the Pyodide copy in '{config.pyodide.path}' cannot serve what the widgets need "
+                "for live Python: " + "; ".join(f"{name}: {why}" for name, why in site.missing.items()),
+                missing_hint(config.pyodide, site.missing),
+            )
     package = course_package(root, config)
     wheel = package_wheel(root, package) if package else ("", b"")
     worker = theme.find(root, "assets/pyodide-worker.js")
-    runtime = {"worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker else "",
-               "indexURL": site.index_url if site else "", "integrity": site.integrity if site else "",
-               "wheel": wheel[0], "module": package}
+    runtime = {
+        "worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker else "",
+        "indexURL": site.index_url if site else "",
+        "integrity": site.integrity if site else "",
+        "wheel": wheel[0],
+        "module": package,
+    }
     loader = jinja2.FileSystemLoader([*map(str, theme.folders(root)), str(root / "widgets")])
-    templates = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
-                                   trim_blocks=True, lstrip_blocks=True)
+    templates = jinja2.Environment(
+        loader=loader, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    )
     templates.filters["num"] = fmt
     code = CourseCode(root, config.limits if config is not None else Limits(), package or "kernels")
-    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime, package,
-                         site.missing if site else {})
+    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime, package, site.missing if site else {})
 
 
 def csp(config) -> dict[str, list[str]]:
@@ -112,8 +120,10 @@ def add_files(course, root: Path, assets, problems: Problems) -> None:
         site_path, data = package_wheel(root, package)
         assets.files[site_path] = data
     specs = load_widgets(root, Problems())  # prepare reported their problems
-    packages = {*pyodide_packages(specs[name] for name in used if name in specs),
-                *(name for question in exercises for name in question.packages)}
+    packages = {
+        *pyodide_packages(specs[name] for name in used if name in specs),
+        *(name for question in exercises for name in question.packages),
+    }
     try:
         site = pyodide_site(root, course.config.pyodide, sorted(packages))
     except SiteError:
@@ -123,6 +133,7 @@ def add_files(course, root: Path, assets, problems: Problems) -> None:
 
 
 # ---- parse: check fences and bake their results ---------------------------------------------
+
 
 def check_widget_fences(state) -> None:
     """Validate every widget fence and store its parameters and baked states in `token.meta`."""
@@ -150,8 +161,12 @@ def parse_fence(token, context: WidgetContext, env: dict, line: int) -> dict | N
         problems.error(path, line, f"unknown widget '{name}'", choices_hint(name, context.widgets, "widgets"))
         return None
     if token.content.strip():
-        problems.error(path, line, f"widget '{name}' takes no body",
-                       "write its parameters on the fence line, e.g. ```widget " + name + " name=value")
+        problems.error(
+            path,
+            line,
+            f"widget '{name}' takes no body",
+            "write its parameters on the fence line, e.g. ```widget " + name + " name=value",
+        )
     params = parse_params(widget, settings, problems, path, line)
     if params is None:
         return None
@@ -169,11 +184,19 @@ def parse_params(widget: Widget, settings: list[str], problems, path: str, line:
         key, eq, text = word.partition("=")
         param = widget.param(key)
         if not eq:
-            problems.error(path, line, f"widget parameter '{word}' must be written as name=value",
-                           f"parameters of {widget.name} are: " + ", ".join(names))
+            problems.error(
+                path,
+                line,
+                f"widget parameter '{word}' must be written as name=value",
+                f"parameters of {widget.name} are: " + ", ".join(names),
+            )
         elif param is None:
-            problems.error(path, line, f"unknown parameter '{key}' for widget '{widget.name}'",
-                           choices_hint(key, names, f"parameters of {widget.name}"))
+            problems.error(
+                path,
+                line,
+                f"unknown parameter '{key}' for widget '{widget.name}'",
+                choices_hint(key, names, f"parameters of {widget.name}"),
+            )
         elif key in seen:
             problems.error(path, line, f"parameter '{key}' of widget '{widget.name}' is given twice")
         else:
@@ -182,8 +205,12 @@ def parse_params(widget: Widget, settings: list[str], problems, path: str, line:
                 params[key] = parse_value(param, text)
                 continue
             except ValueError as err:
-                problems.error(path, line, f"parameter '{key}' of widget '{widget.name}' {err}, found {text!r}",
-                               f"{param.label}: {param.describe()}")
+                problems.error(
+                    path,
+                    line,
+                    f"parameter '{key}' of widget '{widget.name}' {err}, found {text!r}",
+                    f"{param.label}: {param.describe()}",
+                )
         ok = False
     return params if ok else None
 
@@ -197,8 +224,12 @@ def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, 
     except (EntryError, CalcError, AuthorCodeStopped) as err:
         shown = " ".join(f"{k}={fmt(v)}" for k, v in grid[len(states)].items())
         if isinstance(err, AuthorCodeStopped) and err.timed_out:
-            problems.error(path, line, f"widget '{widget.name}' {err.message} for {shown}"
-                                       + (f" (at {err.where})" if err.where else ""), LIMIT_HINT)
+            problems.error(
+                path,
+                line,
+                f"widget '{widget.name}' {err.message} for {shown}" + (f" (at {err.where})" if err.where else ""),
+                LIMIT_HINT,
+            )
         elif isinstance(err, AuthorCodeStopped):
             problems.error(path, line, f"widget '{widget.name}' failed for {shown}: it {err.located()}")
         else:
@@ -210,6 +241,7 @@ def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, 
 
 
 # ---- render --------------------------------------------------------------------------------
+
 
 def render_widget(token, env: dict) -> str:
     """Return the widget's figure: controls, the build-time result, live-Python panel, its code."""
@@ -225,7 +257,7 @@ def render_widget(token, env: dict) -> str:
     env["widget_runtime_done"] = True
     try:
         html = render_figure(context, data, element_id, first_on_page, env)
-    except Exception as err:  # noqa: BLE001 - a mistake in the widget's result.html (or the partial) is the author's
+    except Exception as err:
         problem = template_problem(err, context.root, also=("widgets",))
         if problem is None:
             raise  # raised nowhere in the course's templates: a bug, with its traceback
@@ -239,14 +271,18 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
     (the first figure on a page also carries the runtime: the Pyodide packages its widgets need)."""
     widget, params = data["widget"], data["params"]
     return context.templates.get_template("partials/widget.html").render(
-        widget=widget, params=params, id=element_id,
+        widget=widget,
+        params=params,
+        id=element_id,
         result=next(result for state, result in data["states"] if state == params),
-        params_json=json.dumps(params, separators=(",", ":")), spec_json=spec_json(widget),
+        params_json=json.dumps(params, separators=(",", ":")),
+        spec_json=spec_json(widget),
         states_json=Markup(states_json(compact_states(widget, data["states"]))),
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
         code=Markup(highlight_code(entry_source(widget), "python", None)),
         package=context.package,
-        runtime_json=Markup(states_json(page_runtime(context, env["widgets"]))) if first_on_page else "")
+        runtime_json=Markup(states_json(page_runtime(context, env["widgets"]))) if first_on_page else "",
+    )
 
 
 def page_runtime(context: WidgetContext, names) -> dict:
@@ -258,6 +294,10 @@ def page_runtime(context: WidgetContext, names) -> dict:
 
 def spec_json(widget: Widget) -> str:
     """Return the parameters' types and ranges as JSON, for the view's controls."""
-    return json.dumps({p.name: {"type": p.type, "min": p.min, "max": p.max, "step": p.step,
-                                "choices": list(p.choices)} for p in widget.params},
-                      separators=(",", ":"))
+    return json.dumps(
+        {
+            p.name: {"type": p.type, "min": p.min, "max": p.max, "step": p.step, "choices": list(p.choices)}
+            for p in widget.params
+        },
+        separators=(",", ":"),
+    )

@@ -4,6 +4,7 @@ The course's own Python package reaches the browser as a pure-Python wheel writt
 write_wheel): sorted entries, fixed timestamps and permissions, so two builds give the same bytes. Its
 file name stays a valid wheel name for `pyodide.loadPackage`; the content hash goes in the folder.
 """
+
 from __future__ import annotations
 
 import base64
@@ -65,8 +66,9 @@ def package_wheel(root: Path, package: str = "kernels") -> tuple[str, bytes]:
 
 def _wheel(root: Path, package: str, stamps: tuple, epoch: str | None) -> tuple[str, bytes]:
     files = [p for p, _, _ in stamps]
-    data = write_wheel(package, PACKAGE_VERSION, {p.relative_to(root).as_posix(): p.read_bytes() for p in files},
-                       zip_time(epoch))
+    data = write_wheel(
+        package, PACKAGE_VERSION, {p.relative_to(root).as_posix(): p.read_bytes() for p in files}, zip_time(epoch)
+    )
     return f"py/{hashlib.sha256(data).hexdigest()[:12]}/{wheel_name(package)}", data
 
 
@@ -78,8 +80,7 @@ def write_wheel(package: str, version: str, files: dict[str, bytes], date_time: 
     RECORD lists every other entry with its urlsafe-base64 sha256 and size; its own line is empty.
     """
     info = f"{package}-{version}.dist-info"
-    metadata = (f"Metadata-Version: 2.1\nName: {package}\nVersion: {version}\n"
-                "Summary: The course's own Python package\n")
+    metadata = f"Metadata-Version: 2.1\nName: {package}\nVersion: {version}\nSummary: The course's own Python package\n"
     wheel_meta = "Wheel-Version: 1.0\nGenerator: coursegen\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     entries = sorted([*files.items(), (f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_meta.encode())])
     record = io.StringIO()
@@ -118,11 +119,16 @@ def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
     dist = root / settings.path
     if settings.source == "local":
         if not (dist / LOADER).is_file():
-            fetch = ("run 'npm ci' to fetch the pinned npm package" if (root / "package.json").is_file() else
-                     f"in the course folder run 'npm install pyodide@{settings.version}' (Node's npm; "
-                     "nothing is downloaded during the build)")
-            raise SiteError(f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
-                            f"{fetch}, or set pyodide.path to a Pyodide distribution")
+            fetch = (
+                "run 'npm ci' to fetch the pinned npm package"
+                if (root / "package.json").is_file()
+                else f"in the course folder run 'npm install pyodide@{settings.version}' (Node's npm; "
+                "nothing is downloaded during the build)"
+            )
+            raise SiteError(
+                f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
+                f"{fetch}, or set pyodide.path to a Pyodide distribution",
+            )
         return local_site(dist, settings, packages)
     return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
 
@@ -153,13 +159,19 @@ def read_lock(dist: Path, settings) -> dict:
     """Return the packages of the distribution's lock file (name → entry with a file_name), or raise SiteError."""
     try:
         packages = json.loads((dist / LOCK).read_text(encoding="utf-8"))["packages"]
-        if all(isinstance(entry, dict) and isinstance(entry.get("file_name"), str)
-               and isinstance(entry.get("depends", []), list) for entry in packages.values()):
+        if all(
+            isinstance(entry, dict)
+            and isinstance(entry.get("file_name"), str)
+            and isinstance(entry.get("depends", []), list)
+            for entry in packages.values()
+        ):
             return packages
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
-    raise SiteError(f"'{settings.path}/{LOCK}' is not a Pyodide lock file (JSON with a file_name for every package)",
-                    f"point pyodide.path at an unmodified Pyodide {settings.version} distribution")
+    raise SiteError(
+        f"'{settings.path}/{LOCK}' is not a Pyodide lock file (JSON with a file_name for every package)",
+        f"point pyodide.path at an unmodified Pyodide {settings.version} distribution",
+    )
 
 
 def _plain(name: str) -> bool:
@@ -170,11 +182,17 @@ def check_layout(dist: Path, settings) -> None:
     """Raise SiteError unless the distribution holds every runtime file the worker loads."""
     absent = [name for name in RUNTIME_FILES if not (dist / name).is_file()]
     if absent:
-        older = " (repodata.json and pyodide.asm.js belong to Pyodide before 0.23)" if (dist / "repodata.json").is_file() else ""
-        raise SiteError(f"the Pyodide distribution in '{settings.path}' lacks {', '.join(absent)}: "
-                        f"the widget worker loads Pyodide {settings.version}'s layout{older}",
-                        f"point pyodide.path at a Pyodide {settings.version} distribution (npm package "
-                        f"pyodide@{settings.version}, or the release's full tarball)")
+        older = (
+            " (repodata.json and pyodide.asm.js belong to Pyodide before 0.23)"
+            if (dist / "repodata.json").is_file()
+            else ""
+        )
+        raise SiteError(
+            f"the Pyodide distribution in '{settings.path}' lacks {', '.join(absent)}: "
+            f"the widget worker loads Pyodide {settings.version}'s layout{older}",
+            f"point pyodide.path at a Pyodide {settings.version} distribution (npm package "
+            f"pyodide@{settings.version}, or the release's full tarball)",
+        )
 
 
 def distribution_version(dist: Path, expected: str) -> str:
@@ -195,11 +213,14 @@ def check_version(dist: Path, settings) -> None:
     """Raise SiteError unless the distribution is the release course.yaml pins."""
     found = distribution_version(dist, settings.version)
     if found != settings.version:
-        raise SiteError(f"the Pyodide distribution in '{settings.path}' is "
-                        f"{'version ' + found if found else 'of no stated version'}, "
-                        f"but pyodide.version is {settings.version}",
-                        f"set pyodide.version to {found}" if found else
-                        f"point pyodide.path at a Pyodide {settings.version} distribution")
+        raise SiteError(
+            f"the Pyodide distribution in '{settings.path}' is "
+            f"{'version ' + found if found else 'of no stated version'}, "
+            f"but pyodide.version is {settings.version}",
+            f"set pyodide.version to {found}"
+            if found
+            else f"point pyodide.path at a Pyodide {settings.version} distribution",
+        )
 
 
 def wheel_problem(path: Path, sha256: str) -> str:
@@ -233,9 +254,11 @@ def package_files(lock: dict, names) -> list[tuple[str, str, str]]:
 def missing_hint(settings, missing: dict) -> str:
     """Say where each missing package comes from."""
     cdn = CDN.format(version=settings.version)
-    return (f"copy each wheel into '{settings.path}' from the full Pyodide {settings.version} distribution "
-            f"(the release tarball, or {cdn}<file name>), or set pyodide.path to a full distribution; "
-            "until then live Python says it is not available on this site")
+    return (
+        f"copy each wheel into '{settings.path}' from the full Pyodide {settings.version} distribution "
+        f"(the release tarball, or {cdn}<file name>), or set pyodide.path to a full distribution; "
+        "until then live Python says it is not available on this site"
+    )
 
 
 # SRI of pyodide.mjs for the versions we pin, taken from the npm package of the same version, so
@@ -253,7 +276,8 @@ def cdn_integrity(dist: Path, settings) -> str:
     version = json.loads(package.read_text()).get("version") if package.is_file() else None
     if version != settings.version or not (dist / LOADER).is_file():
         found = f"found version {version}" if version else "found none"
-        raise SiteError(f"cannot work out the SRI hash of Pyodide {settings.version}'s {LOADER} "
-                        f"({settings.path}: {found})",
-                        "set pyodide.integrity in course.yaml to the 'sha384-…' value of that file")
+        raise SiteError(
+            f"cannot work out the SRI hash of Pyodide {settings.version}'s {LOADER} ({settings.path}: {found})",
+            "set pyodide.integrity in course.yaml to the 'sha384-…' value of that file",
+        )
     return sri((dist / LOADER).read_bytes())

@@ -5,6 +5,7 @@ its Python entry returns (`outputs`), which outputs only a live run can give (`l
 timings), which states the build bakes into the page (`precompute`) and which Pyodide packages
 its live Python needs (`packages`, e.g. [numpy, ml-dtypes]; none by default).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -13,18 +14,37 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursegen.stages.config import read_text
 from coursegen.errors import Problems, choices_hint
 from coursegen.schema import Schema, check
+from coursegen.stages.config import read_text
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
 WIDGET_FILES = ("spec.yaml", "widget.py", "view.js", "style.css", "result.html")
 TEXT_FILES = ("spec.yaml", "widget.py", "result.html")  # read as text by the build: they must be UTF-8
-SPEC = Schema("a widget spec", {"title": str, "summary": str, "params": dict, "outputs": dict,
-                                "live_only": list, "precompute": object, "packages": list},
-              required={"title": "title: Growth step by step"})
-PARAM_KEYS = {"type": str, "min": object, "max": object, "step": object,
-              "choices": list, "default": object, "label": str, "unit": str, "help": str}
+SPEC = Schema(
+    "a widget spec",
+    {
+        "title": str,
+        "summary": str,
+        "params": dict,
+        "outputs": dict,
+        "live_only": list,
+        "precompute": object,
+        "packages": list,
+    },
+    required={"title": "title: Growth step by step"},
+)
+PARAM_KEYS = {
+    "type": str,
+    "min": object,
+    "max": object,
+    "step": object,
+    "choices": list,
+    "default": object,
+    "label": str,
+    "unit": str,
+    "help": str,
+}
 PARAM_TYPES = ("float", "int", "choice")
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 GRID_LIMIT = 2000  # most states a page may carry for one widget
@@ -149,11 +169,16 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
     shown = (folder / "spec.yaml").relative_to(root).as_posix()
     missing = [name for name in WIDGET_FILES if not (folder / name).is_file()]
     if missing:
-        problems.error(shown, 1, f"widget '{folder.name}' lacks {', '.join(missing)}",
-                       "a widget folder holds " + ", ".join(WIDGET_FILES))
+        problems.error(
+            shown,
+            1,
+            f"widget '{folder.name}' lacks {', '.join(missing)}",
+            "a widget folder holds " + ", ".join(WIDGET_FILES),
+        )
         return None
-    texts = [read_text(folder / name, (folder / name).relative_to(root).as_posix(), problems)
-             for name in TEXT_FILES]  # each reported where it is not UTF-8
+    texts = [
+        read_text(folder / name, (folder / name).relative_to(root).as_posix(), problems) for name in TEXT_FILES
+    ]  # each reported where it is not UTF-8
     if any(text is None for text in texts):
         return None
     try:
@@ -167,12 +192,24 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
     precompute = _precompute(top.get("precompute", []), params, top, shown, problems)
     packages = top.get("packages", [])
     if not all(isinstance(name, str) and PACKAGE_NAME.match(name) for name in packages):
-        problems.error(shown, top.line_of("packages"), f"'packages' must list Pyodide package names, found {packages!r}",
-                       "for example: packages: [numpy, ml-dtypes]")
+        problems.error(
+            shown,
+            top.line_of("packages"),
+            f"'packages' must list Pyodide package names, found {packages!r}",
+            "for example: packages: [numpy, ml-dtypes]",
+        )
     if len(problems.errors()) > before:
         return None
-    return Widget(folder.name, folder, top["title"], params, tuple(top.get("outputs", {})),
-                  tuple(top.get("live_only", [])), precompute, tuple(packages))
+    return Widget(
+        folder.name,
+        folder,
+        top["title"],
+        params,
+        tuple(top.get("outputs", {})),
+        tuple(top.get("live_only", [])),
+        precompute,
+        tuple(packages),
+    )
 
 
 def _params(data: dict, shown: str, problems: Problems) -> tuple[Param, ...]:
@@ -182,8 +219,9 @@ def _params(data: dict, shown: str, problems: Problems) -> tuple[Param, ...]:
         good = check(entry, Schema(f"parameter '{name}'", PARAM_KEYS), shown, problems, line)
         kind = good.get("type", "")
         if kind not in PARAM_TYPES:
-            problems.error(shown, line, f"parameter '{name}' has type {kind!r}",
-                           "the types are: " + ", ".join(PARAM_TYPES))
+            problems.error(
+                shown, line, f"parameter '{name}' has type {kind!r}", "the types are: " + ", ".join(PARAM_TYPES)
+            )
             continue
         param = _param(name, kind, good, line, shown, problems)
         if param:
@@ -209,8 +247,16 @@ def _param(name: str, kind: str, good: dict, line: int, shown: str, problems: Pr
     if kind == "float":  # one type per parameter, whatever YAML made of the numbers
         numbers = {k: float(v) for k, v in numbers.items()}
         default = float(default) if isinstance(default, int) and not isinstance(default, bool) else default
-    param = Param(name, kind, default, good["label"], good.get("unit", ""), good.get("help", ""),
-                  choices=tuple(good.get("choices", ())), **numbers)
+    param = Param(
+        name,
+        kind,
+        default,
+        good["label"],
+        good.get("unit", ""),
+        good.get("help", ""),
+        choices=tuple(good.get("choices", ())),
+        **numbers,
+    )
     problem = _param_problem(param)
     if problem:
         problems.error(shown, line, f"parameter '{name}' {problem}")
@@ -250,10 +296,15 @@ def _precompute(value, params, data, shown: str, problems: Problems) -> tuple[st
         return ()
     for name in chosen:
         if name not in names:
-            problems.error(shown, line, f"precompute names unknown parameter '{name}'",
-                           choices_hint(name, names, "parameters"))
+            problems.error(
+                shown, line, f"precompute names unknown parameter '{name}'", choices_hint(name, names, "parameters")
+            )
     size = math.prod(p.count() for p in params if p.name in chosen)  # arithmetic: no grid is built to count it
     if size > GRID_LIMIT:
-        problems.error(shown, line, f"precompute would bake {size} states, more than {GRID_LIMIT}",
-                       "vary fewer parameters, or use coarser steps")
+        problems.error(
+            shown,
+            line,
+            f"precompute would bake {size} states, more than {GRID_LIMIT}",
+            "vary fewer parameters, or use coarser steps",
+        )
     return tuple(n for n in chosen if n in names)
