@@ -92,7 +92,7 @@ class _LineLoader(Reader, Scanner, Parser, Composer, SafeConstructor, _Resolver)
         Parser.__init__(self, loader=self)
         Composer.__init__(self, loader=self)
         SafeConstructor.__init__(self, loader=self)
-        _Resolver.__init__(self, loadumper=self)  # type: ignore[call-arg]  # ruamel passes it by name
+        _Resolver.__init__(self, loadumper=self)
 
     def construct_object(self, node, deep=False):
         # A node met twice is an alias ('*name'). A few lines of aliases to aliases stand for

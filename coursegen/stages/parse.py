@@ -16,12 +16,14 @@ import hashlib
 import itertools
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.renderer import RendererHTML
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.anchors.index import slugify
 from mdit_py_plugins.deflist import deflist_plugin
@@ -68,15 +70,31 @@ class ParseContext:
     extra: dict = field(default_factory=dict)  # per-extension data (widget registry, …)
 
 
-def make_markdown(extensions=()) -> MarkdownIt:
+class CourseRenderer(RendererHTML):
+    """markdown-it's HTML renderer, with the fences that extensions render themselves."""
+
+    fence_handlers: dict[str, Callable]  # fence name → handler(token, env) -> html
+
+
+class CourseParser(MarkdownIt):
+    """markdown-it with what the course's rules share across pages (set up by make_markdown)."""
+
+    renderer: CourseRenderer
+    block_names: set[str]  # names of ::: blocks, for the misspelled-block check
+    page_analysers: dict[str, Callable]  # name → analyse(html, source), see make_markdown
+    container_rules: list[Callable]  # the ::: blocks' rules, tried by one rule (register_block)
+    role_handlers: dict[str, Callable]  # inline roles such as {calc} (roles.register_role)
+
+
+def make_markdown(extensions=()) -> CourseParser:
     """Return the configured parser with our plugins and the given extension modules installed."""
-    md = MarkdownIt("commonmark", {"highlight": highlight_code, "typographer": False})
+    md = CourseParser("commonmark", {"highlight": highlight_code, "typographer": False}, renderer_cls=CourseRenderer)
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
     md.use(dollarmath_plugin, renderer=render_math, allow_space=False, allow_digits=False)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
-    md.renderer.fence_handlers = {}  # fence name → handler(token, env) -> html
-    md.block_names = set()  # names of ::: blocks, for the misspelled-block check
+    md.renderer.fence_handlers = {}
+    md.block_names = set()
     # name → analyse(html, source): per-page work of later stages, done while parsing so that it
     # runs in both processes of a large build and is cached with the page.
     # The link stage checks anchors against "ids"; the CSP check looks at "resources"; the service
@@ -91,7 +109,7 @@ def make_markdown(extensions=()) -> MarkdownIt:
     return md
 
 
-def parser(extensions, memo: Memo) -> MarkdownIt:
+def parser(extensions, memo: Memo) -> CourseParser:
     """Return the parser with these extensions installed, made again only when they change (and with
     it every page is parsed again: see parse_pages)."""
     extensions = tuple(extensions)
@@ -99,7 +117,7 @@ def parser(extensions, memo: Memo) -> MarkdownIt:
 
 
 def parse_pages(
-    md: MarkdownIt,
+    md: CourseParser,
     sources: list[Source],
     ctx: ParseContext,
     problems: Problems,
@@ -203,7 +221,7 @@ def _covers_media(path: str) -> bool:
     return top == "media" or (top in SOURCE_DIRS and not rest.endswith(".md"))
 
 
-def parse_one(md: MarkdownIt, source: Source, ctx: ParseContext) -> tuple:
+def parse_one(md: CourseParser, source: Source, ctx: ParseContext) -> tuple:
     """Return (Page, problems) for one source, its problems kept apart for the memo."""
     problems = Problems()
     try:
@@ -218,13 +236,13 @@ def parse_one(md: MarkdownIt, source: Source, ctx: ParseContext) -> tuple:
 
 
 def parse_many(
-    md: MarkdownIt, sources: list[Source], ctx: ParseContext, jobs: int | None, meanwhile=None
+    md: CourseParser, sources: list[Source], ctx: ParseContext, jobs: int | None, meanwhile=None
 ) -> list[tuple]:
     """Return (Page, problems) per source, in order, in `jobs` processes for large batches."""
     return parallel_map(lambda source: parse_one(md, source, ctx), sources, jobs, meanwhile)
 
 
-def parse_source(md: MarkdownIt, source: Source, ctx: ParseContext, problems: Problems) -> Page:
+def parse_source(md: CourseParser, source: Source, ctx: ParseContext, problems: Problems) -> Page:
     """Return the Page for one source (with default front matter when its own is unusable)."""
     env: dict[str, Any] = {
         "path": source.path,
@@ -336,12 +354,12 @@ def _render_fence(self, tokens, idx, options, env):
     return handler(token, env) if handler else self.fence(tokens, idx, options, env)
 
 
-def register_fence(md: MarkdownIt, name: str, handler) -> None:
+def register_fence(md: CourseParser, name: str, handler) -> None:
     """Render fences whose info string starts with `name` through `handler(token, env) -> html`."""
     md.renderer.fence_handlers[name] = handler
 
 
-def register_block(md: MarkdownIt, name: str, render) -> None:
+def register_block(md: CourseParser, name: str, render) -> None:
     """Add a `::: name` container block rendered by `render(self, tokens, idx, options, env)`."""
     from mdit_py_plugins.container import container_plugin
 

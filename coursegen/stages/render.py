@@ -17,6 +17,7 @@ import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -43,7 +44,7 @@ class RenderOptions:
     jobs: int | None = None  # processes rendering pages (see parallel.parallel_map); None: one per core
 
 
-ENVIRONMENT = {
+ENVIRONMENT: dict[str, Any] = {
     "autoescape": True,
     "undefined": jinja2.StrictUndefined,
     "trim_blocks": True,

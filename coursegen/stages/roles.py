@@ -7,13 +7,17 @@ A role nobody registered is an error at its place.
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING
+
 from markdown_it.common.utils import escapeHtml
+
+if TYPE_CHECKING:  # parse.py imports this module
+    from coursegen.stages.parse import CourseParser
 
 from coursegen.errors import choices_hint
 
 
-def register_role(md: MarkdownIt, name: str, handler) -> None:
+def register_role(md: CourseParser, name: str, handler) -> None:
     """Render inline roles `` {name}`content` `` through `handler(token, env, line) -> html`.
 
     The handler runs in a core rule (so it knows the source line) and may record problems;

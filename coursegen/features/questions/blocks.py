@@ -150,16 +150,17 @@ def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict, 
 
 def _split_option(tokens, item: int, inline: Token) -> list[Token]:
     """Strip the `[x]` mark and take the option's explanation out of its list item."""
-    first = inline.children[0]
+    children = inline.children or []  # an inline token always has its children; the type allows None
+    first = children[0]
     first.content = OPTION_MARK.sub("", first.content)
     inline.content = OPTION_MARK.sub("", inline.content)
     explanation: list[Token] = []
-    breaks = [i for i, child in enumerate(inline.children) if child.type in ("softbreak", "hardbreak")]
+    breaks = [i for i, child in enumerate(children) if child.type in ("softbreak", "hardbreak")]
     if breaks:
         rest = Token("inline", "", 0)
-        rest.children, rest.map = inline.children[breaks[0] + 1 :], inline.map
+        rest.children, rest.map = children[breaks[0] + 1 :], inline.map
         rest.content = inline.content.split("\n", 1)[1] if "\n" in inline.content else ""
-        inline.children = inline.children[: breaks[0]]
+        inline.children = children[: breaks[0]]
         inline.content = inline.content.split("\n", 1)[0]
         explanation += [_block(Token("paragraph_open", "p", 1)), rest, _block(Token("paragraph_close", "p", -1))]
     first_close = next(i for i in range(item, len(tokens)) if tokens[i].type == "paragraph_close")
