@@ -44,6 +44,7 @@ SIZES = {
     "math problem": 4096,
     "lexer": 256,
     "wheel sha256": 64,
+    "widget spec": 1024,
     "extension file": 32,
     "setup failure": 64,
     "signature": 16,

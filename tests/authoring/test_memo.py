@@ -77,3 +77,21 @@ def test_no_module_of_the_build_keeps_a_cache_of_its_own():
         if re.search(r"\b(lru_cache|functools\.cache|@cache)\b", line)
     ]
     assert found == []
+
+
+def test_a_kept_build_cache_reads_a_widget_spec_again_only_when_its_files_change(sample_course, monkeypatch):
+    import coursegen.features.widgets.spec as spec
+
+    read, real = [], spec._read_widget
+    monkeypatch.setattr(
+        spec, "_read_widget", lambda root, folder, shown: read.append(folder.name) or real(root, folder, shown)
+    )
+    cache, one = BuildCache(), BuildOptions(jobs=1)
+    first = build_site(sample_course, one, cache).outputs
+    widgets = sorted(read)
+    assert widgets  # the sample course has widgets, each read once
+    read.clear()
+    assert build_site(sample_course, one, cache).outputs == first and read == []  # nothing changed: none read
+    spec_file = sample_course / "widgets" / widgets[0] / "spec.yaml"
+    spec_file.write_text(spec_file.read_text() + "\n# a comment\n")
+    assert build_site(sample_course, one, cache).outputs == first and read == [widgets[0]]  # the edited one alone

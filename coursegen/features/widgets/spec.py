@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.errors import Problems, choices_hint
+from coursegen.memo import memoized
 from coursegen.schema import Schema, check
+from coursegen.stages.assets import file_stamps
 from coursegen.stages.config import read_text
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
@@ -165,7 +167,10 @@ def load_widgets(root: Path, problems: Problems) -> dict[str, Widget]:
 
 
 def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
-    """Return the widget in `folder`, or None (with problems) when its spec or files are broken."""
+    """Return the widget in `folder`, or None (with problems) when its spec or files are broken.
+
+    Read again only when one of its files changes (`serve` loads every widget on every rebuild):
+    the widget and its problems are kept in the build's memo, keyed by the files' times and sizes."""
     shown = (folder / "spec.yaml").relative_to(root).as_posix()
     missing = [name for name in WIDGET_FILES if not (folder / name).is_file()]
     if missing:
@@ -176,6 +181,18 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
             "a widget folder holds " + ", ".join(WIDGET_FILES),
         )
         return None
+    key = (root, folder, file_stamps([folder / name for name in WIDGET_FILES]))
+    widget, found = memoized("widget spec", key, lambda: _read_widget(root, folder, shown))
+    problems.items.extend(found)
+    return widget
+
+
+def _read_widget(root: Path, folder: Path, shown: str) -> tuple[Widget | None, list]:
+    problems = Problems()
+    return _widget_from_files(root, folder, shown, problems), problems.items
+
+
+def _widget_from_files(root: Path, folder: Path, shown: str, problems: Problems) -> Widget | None:
     texts = [
         read_text(folder / name, (folder / name).relative_to(root).as_posix(), problems) for name in TEXT_FILES
     ]  # each reported where it is not UTF-8
