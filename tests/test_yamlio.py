@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from coursegen import yamlio
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
 
@@ -63,3 +64,31 @@ def test_what_is_refused_is_a_message_at_its_line(text, line, message):
     with pytest.raises(YamlError) as raised:
         load_yaml(text)
     assert (raised.value.line, raised.value.message) == (line, message)
+
+
+@pytest.mark.skipif(yamlio.CParser is None, reason="ruamel.yaml.clib is not installed: only the pure reader runs")
+def test_the_fast_reader_gives_the_pure_readers_data_and_lines_or_leaves_the_text_to_it():
+    from helpers import REPO
+
+    texts = [(REPO / "course.yaml").read_text()] + [p.read_text() for p in sorted(REPO.glob("widgets/*/spec.yaml"))]
+    texts += [
+        p.read_text().split("---\n")[1] for p in sorted(REPO.glob("lessons/*.md")) + sorted(REPO.glob("reviews/*.md"))
+    ]
+    texts += ["a: yes\nb: 017\nc: 1e-9\nd: [1, {e: f}]\n", "when: 2026-12-01\n", "x: !!float 3\n"]
+    for text in texts:
+        fast = yamlio._fast_load(text)
+        loader = yamlio._LineLoader(text)
+        pure = loader.get_single_data()
+        loader.dispose()
+        assert fast is not None and fast[0] == pure, text[:60]
+        if isinstance(pure, yamlio.LineDict):
+            assert (fast[0].line, fast[0].lines) == (pure.line, pure.lines)
+    deep = "a: " + "[" * 100 + "]" * 100 + "\n"
+    assert yamlio._fast_load(deep) is None  # too deep for the C composer: the pure reader takes it
+    for nested in ("- " * 100_000 + "x\n", "? " * 100_000 + "x\n"):  # the C composer would crash on these
+        assert yamlio._fast_load(nested) is None
+        with pytest.raises(YamlError):
+            load_yaml(nested)
+    assert yamlio._fast_load(" " * 100 + "a: 1\n") is None and load_yaml(" " * 100 + "a: 1\n") == {"a": 1}
+    assert yamlio._fast_load("a: *b\n") is None  # refused: the pure reader says why, at its line
+    assert yamlio._fast_load("a: 1\u2028b: 2\n") is None  # line breaks the two read differently
