@@ -107,8 +107,8 @@ _FORK = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all
 class _Split:
     """The items, cut from both ends: the workers' chunks from the front, this process's from the back.
 
-    `front` and `back` live in shared memory (the workers are forks of this process): items[front:back]
-    are nobody's yet."""
+    `ends` = [front, back] lives in shared memory (the workers are forks of this process):
+    items[front:back] are nobody's yet."""
 
     def __init__(self, count: int, jobs: int):
         context = _FORK or multiprocessing.get_context()
@@ -116,18 +116,6 @@ class _Split:
         self.jobs = jobs
         self.workers = min(jobs - 1, count)
         self.mine: list[range] = []  # this process's chunks
-
-    @property
-    def front(self) -> int:
-        return self.ends[0]
-
-    @front.setter
-    def front(self, value: int) -> None:
-        self.ends[0] = value
-
-    @property
-    def back(self) -> int:
-        return self.ends[1]
 
     def _size(self, least: int = 1) -> int:
         """Return the next chunk's size: a share of what is left, at most CHUNK, at least `least`

@@ -59,9 +59,8 @@ def test_chunks_cover_every_item_once_and_shrink_as_the_two_ends_meet():
     for count in (MIN_ITEMS, 100, 2000, 2001):
         for jobs in (2, 3, 8):
             split, theirs = parallel._Split(count, jobs), []
-            while split.front < split.back:  # as the pool's thread and this process take turns
-                theirs.append(range(split.front, split.front + split._size(parallel.LEAST_HANDED_OUT)))
-                split.front = theirs[-1].stop
+            while taken := split.take_front():  # as a worker and this process take turns
+                theirs.append(taken)
                 split.take()
             covered = sorted(i for taken in theirs + split.mine for i in taken)
             assert covered == list(range(count))
