@@ -8,7 +8,7 @@ It copies the course, sets `base_url` to the address it serves it at (so canonic
 builds it, serves it on 127.0.0.1 and runs Lighthouse against Debian's Chromium on each page, printing
 the four category scores and, for any category below 100, the audits that cost points. As a peer
 measured in the same run it builds the same lessons with MkDocs (its default theme) and scores its
-first lesson page. It also prints the search index's size (Pagefind's folder) against the pages' total size.
+first lesson page. It also prints the search index's size (its folder, search/) against the pages' total size.
 Targets: 100 for accessibility and best practices, at least 95 for performance and SEO.
 """
 
@@ -144,8 +144,8 @@ def pages_to_score(site: Path) -> list[tuple[str, str]]:
 
 
 def index_size(site: Path) -> str:
-    """Return the search index's size (all of Pagefind's files) and its share of the pages' HTML."""
-    size = sum(p.stat().st_size for p in (site / "pagefind").rglob("*") if p.is_file())
+    """Return the search index's size (all its files) and its share of the pages' HTML."""
+    size = sum(p.stat().st_size for p in (site / "search").rglob("*") if p.is_file())
     html = sum(p.stat().st_size for p in site.glob("*.html"))
     return f"search index {size / 1024:.1f} KiB, pages' HTML {html / 1024:.1f} KiB, ratio {size / html:.2f}"
 

@@ -2,12 +2,13 @@
 
 Run from the repository root:  python3 benchmarks/search.py [--lessons 200 2000] [--repeat 5]
 
-For each size, the same generated lessons (benchmarks/generated_course.py) are built twice: by this
-coursegen (Pagefind: index chunks and page fragments fetched per query) and by coursegen as it was
-at commit OLD (one JSON corpus fetched whole on the first search and indexed by MiniSearch in the
-browser), whose engine and theme are taken from git history into a temporary folder. Both sites are
-served from 127.0.0.1 by a plain static server, and Debian's Chromium opens a lesson in a fresh
-context (no cache, no service worker) for each query:
+For each size, the same generated lessons (benchmarks/generated_course.py) are built by this
+coursegen (an index split by term prefix, and one fragment per page, fetched per query), by
+coursegen as it was at commit OLD (one JSON corpus fetched whole on the first search and indexed by
+MiniSearch in the browser) and, when pagefind-bin is installed, at commit PAGEFIND (Pagefind's
+index chunks and fragments). The older engines and themes are taken from git history into a
+temporary folder. Each site is served from 127.0.0.1 by a plain static server, and Debian's
+Chromium opens a lesson in a fresh context (no cache, no service worker) for each query:
 
 - first query: from pressing "/" to the results, everything fetched counted (the search code, the
   index, the fragments). Bytes are given as sent (a plain server) and gzip-compressed, as most
@@ -30,6 +31,7 @@ import argparse
 import functools
 import gzip
 import http.server
+import importlib.util
 import io
 import os
 import statistics
@@ -47,15 +49,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generated_course import copy_engine_parts, write_course  # noqa: E402
 
 OLD = "2df0a4f"  # the last commit with the JSON corpus and MiniSearch
+PAGEFIND = "5d8ce77"  # the last commit with Pagefind (its binary from pagefind-bin, when installed)
 QUERIES = ("gate", "matrix decay", "precision scale error", "lesson 150")  # the last: a rare word
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # A full build from the command line, in its own process; with "skip", the index step is skipped
 # (Pagefind, or the old corpus, gets no pages), and the rest of the build is the same.
 BUILD = """
 import sys
-from coursegen.features.search import extension as search
+try:
+    from coursegen.features.search import extension as search
+except ImportError:  # the old engine's layout
+    from coursegen import search
 if sys.argv.pop() == "skip":
-    if hasattr(search, "indexed_pages"):  # Pagefind gets no pages and makes nothing
+    if hasattr(search, "index_files"):  # this coursegen: no words counted while parsing, no index files
+        search.install = lambda md: None
+        search.add_files = lambda course, root, assets, problems: assets.urls.__setitem__(search.ENTRY, search.ENTRY)
+    elif hasattr(search, "PagefindRun"):  # Pagefind gets no pages and makes nothing
         search.indexed_pages = lambda course, language: {}
     else:  # the old engine: an empty corpus
         search.search_index = lambda course: b'{"documents":[],"fields":["title","text"],"storeFields":[]}'
@@ -64,10 +73,10 @@ run()
 """
 
 
-def old_engine(into: Path) -> Path:
-    """Extract coursegen at commit OLD (engine and theme) into `into`; return it."""
+def old_engine(into: Path, commit: str = OLD) -> Path:
+    """Extract coursegen at `commit` (engine and theme) into `into`; return it."""
     archive = subprocess.run(
-        ["git", "-C", str(REPO), "archive", OLD, "coursegen", "templates", "widgets", "kernels"],
+        ["git", "-C", str(REPO), "archive", commit, "coursegen", "templates", "widgets", "kernels"],
         check=True,
         capture_output=True,
     ).stdout
@@ -211,7 +220,11 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="coursegen-search-bench-") as folder, sync_playwright() as playwright:
         work = Path(folder)
-        engines = {"Pagefind (this coursegen)": REPO, f"JSON corpus + MiniSearch ({OLD})": old_engine(work / "old")}
+        engines = {"this coursegen": REPO, f"JSON corpus + MiniSearch ({OLD})": old_engine(work / "old")}
+        if importlib.util.find_spec("pagefind_bin"):
+            engines[f"Pagefind ({PAGEFIND})"] = old_engine(work / "pagefind", PAGEFIND)
+        else:
+            print(f"Pagefind ({PAGEFIND}) not measured: pip install pagefind-bin to compare it too")
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
         )

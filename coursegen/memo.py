@@ -50,6 +50,7 @@ SIZES = {
     "signature": 16,
     "parser": 1,
     "jinja": 1,
+    "search index": 2,
 }
 DEFAULT_SIZE = 4
 

@@ -5,9 +5,9 @@
 Scripts are our own files plus two inline scripts, each allowed by its hash: the theme set before
 first paint (so a dark page never flashes light) and the import map that resolves the theme's module
 names to their content-hashed files (assets.import_map; hashed from the exact text the pages carry).
-Features add what they need through their extension's `csp(config)` hook: search and widgets
-compile WebAssembly ('wasm-unsafe-eval' allows that and no eval of JavaScript), and widgets whose
-Pyodide comes from the CDN need the one folder of its pinned version. Workers run our own files or
+Features add what they need through their extension's `csp(config)` hook: widgets compile
+WebAssembly ('wasm-unsafe-eval' allows that and no eval of JavaScript), and widgets whose Pyodide
+comes from the CDN need the one folder of its pinned version. Workers run our own files or
 blobs made from them.
 """
 

@@ -10,7 +10,7 @@ let overlay = null;
 
 // The search index (written a moment after the pages it indexes) and the service worker (never
 // registered under serve) change nothing an open page shows.
-const UNSEEN = /^(pagefind\/|sw\.js$)/;
+const UNSEEN = /^(search\/|sw\.js$)/;
 
 function affectsThisPage(changed) {
   return changed.some((path) => path === here || (!path.endsWith(".html") && !UNSEEN.test(path)));

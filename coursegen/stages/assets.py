@@ -30,7 +30,7 @@ class Assets:
         """Have `make() -> {site path: bytes}` add files once the pages are rendered, in order with the
         other later files (each sees the files of those before it in `files`); `cancel()` if the build fails.
 
-        For work no page needs, such as Pagefind's index, which then runs while the pages render."""
+        For work that needs every other file, such as the service worker's list of them."""
         self.pending.append((make, cancel))
 
     def finish(self) -> dict[str, bytes]:

@@ -1,6 +1,6 @@
-// Site search with Pagefind. Its script loads only when search first opens, and each query then
-// fetches only the index chunks and page fragments it needs. Open with the header button or "/",
-// close with Escape; each result is one section of a page and links to it.
+// Site search. The index's code loads only when search first opens, and each query then fetches
+// only the files of the words typed and the fragments of the first results' pages. Open with the
+// header button or "/", close with Escape; each result is one section of a page and links to it.
 import { h } from "coursegen/dom.js";
 
 const dialog = document.querySelector("[data-search]");
@@ -12,44 +12,19 @@ let engine = null;
 let asked = 0;  // the latest query's number: an older one finishing later must not replace its results
 
 async function loadEngine() {
-  const pagefind = await import(new URL(dialog.dataset.searchLib, document.baseURI).href);
-  // On the page's own thread: a query's work is milliseconds on real prose (0.2 s at worst on the
-  // benchmark's 2,000 generated lessons), and a worker would be 40 KB more to fetch first.
-  await pagefind.options({ excerptLength: 24, noWorker: true });
-  await pagefind.init();
-  return pagefind;
+  const { openIndex } = await import("coursegen/search-index.js");
+  return openIndex(new URL(dialog.dataset.searchIndex, document.baseURI).href);
 }
 
-function score(section) {
-  return section.weighted_locations.reduce((sum, location) => sum + location.balanced_score, 0);
+function marked(pieces) {
+  return pieces.map(([text, matched]) => (matched ? h("mark", {}, text) : text));
 }
 
-async function sections(query, number) {
-  // Pagefind ranks pages; a page's sections (one per heading or question) are ranked by their own matches.
-  const found = await engine.search(query);
-  if (number !== asked) return null;  // typed on meanwhile: its fragments and excerpts would go unseen
-  const pages = await Promise.all(found.results.slice(0, PAGES).map((result) => result.data()));
-  const hits = pages.flatMap((page) => page.sub_results.map((section) => ({ page, section })));
-  hits.sort((a, b) => score(b.section) - score(a.section));  // stable: equal scores keep the pages' order
-  return { hits: hits.slice(0, SHOWN), more: hits.length > SHOWN || found.results.length > PAGES };
-}
-
-function highlighted(excerpt) {
-  // Pagefind's excerpt is HTML: escaped text with <mark> around the matched words. It is read in a
-  // separate, inert document (nothing in it can run or load) and only its text and marks are
-  // built into this page, as text nodes and new <mark> elements.
-  const parsed = new DOMParser().parseFromString(excerpt, "text/html").body;
-  return [...parsed.childNodes].map((node) => (node.nodeName === "MARK" ? h("mark", {}, node.textContent)
-    : node.textContent));
-}
-
-function resultItem({ page, section }) {
-  const title = page.meta.title;
+function resultItem(hit) {
   return h("li", {},
-    h("a", { href: new URL(section.url, document.baseURI).href, class: "search-hit-title" },
-      section.anchor ? `${title} › ${section.title}` : title),
-    " ", h("span", { class: "search-hit-where" }, page.meta.label ?? ""),
-    h("p", { class: "search-hit-text" }, ...highlighted(section.excerpt)));
+    h("a", { href: new URL(hit.url, document.baseURI).href, class: "search-hit-title" }, ...marked(hit.title)),
+    " ", h("span", { class: "search-hit-where" }, hit.label),
+    h("p", { class: "search-hit-text" }, ...marked(hit.excerpt)));
 }
 
 async function show(query) {
@@ -60,12 +35,14 @@ async function show(query) {
   const status = dialog.querySelector("[data-search-status]");
   let found = { hits: [], more: false };
   try {
-    if (query.trim()) found = await sections(query, number);
+    if (query.trim()) {
+      found = await engine.search(query, { shown: SHOWN, pages: PAGES, wanted: () => number === asked });
+    }
   } catch {  // a chunk or fragment that could not be fetched (offline before the service worker had it)
     if (number === asked) status.textContent = FAILED;
     return;
   }
-  if (number !== asked) return;
+  if (number !== asked || found === null) return;  // typed on meanwhile: its fragments would go unseen
   const { hits, more } = found;
   performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));

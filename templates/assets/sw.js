@@ -32,8 +32,8 @@ async function networkFirst(request) {
 
 async function cacheFirst(request) {
   // Hashed assets never change under one name; other files (media, Pyodide) are kept once fetched.
-  // Pagefind asks for its entry file with a query string that changes on every load (a cache
-  // buster): the copy this build precached is the one that matches its other files.
+  // A file asked for with a query string (a cache buster) is answered by the copy this build
+  // precached: that is the one that matches the build's other files.
   const cache = await caches.open(CACHE);
   const kept = await cache.match(request, { ignoreSearch: true });
   if (kept) return kept;

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from collections import Counter
@@ -104,7 +103,7 @@ def test_a_learner_who_visited_once_keeps_reading_reviewing_and_searching_offlin
     expect(page.locator("h1")).to_have_text("Check yourself")
     expect(page.locator("body")).to_have_css("margin", "0px")  # the stylesheet came too
     page.keyboard.press("/")
-    page.locator("[data-search] input").fill("definition")  # Pagefind's files come from the precache too
+    page.locator("[data-search] input").fill("definition")  # the index's files come from the precache too
     expect(page.locator("[data-search-status]")).to_contain_text("for “definition”")
     first = page.locator("[data-search-results] a").first
     expect(first).to_have_attribute("href", re.compile(r"first\.html#code-and-a-diagram$"))
@@ -114,11 +113,12 @@ def test_a_learner_who_visited_once_keeps_reading_reviewing_and_searching_offlin
 
 
 def distinctive_words(site) -> dict[str, str]:
-    """Return, for each page in Pagefind's index, the longest word of its text that no other page uses."""
+    """Return, for each page in the search index, the longest word of its text that no other page uses."""
     words = {}
-    for file in (site / "pagefind" / "fragment").iterdir():
-        fragment = json.loads(gzip.decompress(file.read_bytes()).removeprefix(b"pagefind_dcd"))
-        words[fragment["url"].lstrip("/")] = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", fragment["content"])}
+    for file in (site / "search" / "p").iterdir():
+        for page in json.loads(file.read_bytes()):
+            text = " ".join(f"{page['title']} {title} {said}" for _, title, said in page["sections"])
+            words[page["url"]] = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", text)}
     counts = Counter(word for found in words.values() for word in found)
     return {page: max(sorted(w for w in found if counts[w] == 1), key=len) for page, found in words.items()}
 
@@ -157,6 +157,27 @@ def test_a_result_names_its_page_and_section_and_marks_the_words_found(mini_site
     watch.assert_clean()
 
 
+def test_a_query_finds_the_pages_holding_every_word_and_the_beginnings_of_words(mini_site, page_and_watch):
+    page, watch = page_and_watch
+    results = page.locator("[data-search-results] a")
+    status = page.locator("[data-search-status]")
+    with serving(mini_site) as base:
+        page.goto(base + "second.html")
+        page.keyboard.press("/")
+        search = page.locator("[data-search] input")
+        search.fill("table math")  # both words: the section holding both comes first
+        expect(status).to_contain_text("for “table math”")
+        expect(results.first).to_have_attribute("href", base + "first.html#a-table-and-math")
+        expect(results.first.locator("mark")).to_have_text(["table", "math"])
+        search.fill("callout zyxwvut")  # one page holds the first word, none the second
+        expect(status).to_have_text("No results for “callout zyxwvut”.")
+        search.fill("definit")  # the beginning of a word finds the word
+        expect(status).to_contain_text("for “definit”")
+        expect(results.first).to_have_attribute("href", re.compile(r"first\.html#code-and-a-diagram$"))
+        expect(page.locator("[data-search-results] mark").first).to_have_text(re.compile("^definit", re.I))
+    watch.assert_clean()
+
+
 def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(mini_site, page_and_watch):
     page, watch = page_and_watch
     with serving(mini_site) as base:
@@ -175,12 +196,12 @@ def test_search_says_when_nothing_matches_and_enter_follows_the_first_result(min
 
 def test_typing_before_the_index_arrives_says_loading_then_shows_the_results(mini_site, page_and_watch):
     page, watch = page_and_watch
-    held = []  # Pagefind's script, answered only when the test says so: a slow network
-    page.route("**/pagefind/pagefind.js", lambda route: held.append(route))
+    held = []  # the index's entry file, answered only when the test says so: a slow network
+    page.route("**/search/index.json", lambda route: held.append(route))
     page.clock.install()  # the pause after typing runs when the test moves the clock on, not after a sleep
     with serving(mini_site) as base:
         page.goto(base + "second.html")
-        with page.expect_request("**/pagefind/pagefind.js"):
+        with page.expect_request("**/search/index.json"):
             page.keyboard.press("/")
         page.keyboard.type("callout")
         page.clock.run_for(400)  # well past the 80 ms pause after typing that starts a search
@@ -196,7 +217,7 @@ def test_typing_before_the_index_arrives_says_loading_then_shows_the_results(min
 def test_search_says_so_when_its_index_cannot_be_fetched(mini_site, context_factory, page_and_watch):
     page = context_factory(service_workers="block").new_page()  # else its precache would answer
     watch = type(page_and_watch[1])(page)  # conftest's PageWatch, not imported by a module name that clashes
-    page.route("**/pagefind/fragment/**", lambda route: route.abort())  # offline, never searched before
+    page.route("**/search/p/**", lambda route: route.abort())  # offline, never searched before
     with serving(mini_site) as base:
         page.goto(base + "second.html")
         page.keyboard.press("/")

@@ -1,12 +1,14 @@
-"""The search index Pagefind writes at build time: every published unit, its sections, answers left out."""
+"""The search index made at build time: every published unit, its sections, answers left out, and
+postings that name exactly the pages holding each term."""
 
 from __future__ import annotations
 
-import gzip
+import hashlib
 import json
-from types import SimpleNamespace
+import re
 
-from coursegen.features.search.extension import BUNDLE, ENTRY, indexed_page
+from coursegen.features.search.index import ENTRY, FOLDER, FRAGMENT_SIZE, PREFIX, search_files
+from coursegen.features.search.sections import page_sections, page_text, terms
 from coursegen.pipeline import build_site
 from coursegen.stages.parse import ID_ATTR
 
@@ -21,131 +23,177 @@ Secretanswer, never shown in search.
 """
 
 
-def fragments(outputs: dict[str, bytes]) -> dict[str, dict]:
-    """Return Pagefind's page fragments by page URL (each is gzip, a signature, then JSON)."""
-    found = {}
-    for path, data in outputs.items():
-        if path.startswith(f"{BUNDLE}/fragment/"):
-            fragment = json.loads(gzip.decompress(data).removeprefix(b"pagefind_dcd"))
-            found[fragment["url"]] = fragment
-    return found
-
-
 def with_a_question(course):
     review = course / "reviews" / "03-check.md"
     review.write_text(review.read_text() + QUESTION)
     return course
 
 
-def test_a_question_is_headed_by_its_kind_label_in_the_copy_pagefind_indexes():
+def fragments(outputs: dict[str, bytes]) -> dict[str, dict]:
+    """Return the index's pages by URL, in the entry file's order (a page's place is its number)."""
+    entry = json.loads(outputs[ENTRY])
+    pages = []
+    for name, count in entry["fragments"]:
+        held = json.loads(outputs[f"{FOLDER}/{name}"])
+        assert len(held) == count
+        pages += held
+    return {page["url"]: page for page in pages}
+
+
+def postings(outputs: dict[str, bytes]) -> dict[str, list[tuple[int, int]]]:
+    """Return every term's (page number, weight) pairs, decoded from the gaps the files hold."""
+    entry = json.loads(outputs[ENTRY])
+    found = {}
+    for prefix, name in entry["terms"].items():
+        for term, flat in json.loads(outputs[f"{FOLDER}/{name}"]).items():
+            assert term.startswith(prefix) and len(prefix) == min(PREFIX, len(term))
+            numbers, at = [], 0
+            for gap in flat[::2]:
+                at += gap
+                numbers.append(at)
+            found[term] = list(zip(numbers, flat[1::2]))
+    return found
+
+
+def test_a_page_is_cut_at_its_headings_and_questions_and_text_after_a_question_goes_back_to_its_heading():
     html = (
-        '<h2 id="intro">Intro</h2><p>Text.</p>\n<section class="question question-recall" id="q-why" '
-        'data-question="why" data-kind="recall">\n<p class="question-kind">Free recall · lesson 1</p>\n'
-        '<div class="question-prompt"><p>Why?</p></div></section>'
+        "<p>Before any heading.</p>\n"
+        '<h2 id="intro">Intro <em>part</em></h2><p>Text with <math><mi>x</mi><mn>1</mn></math> in it.</p>\n'
+        '<section class="question question-recall" id="q-why" data-question="why" data-kind="recall">\n'
+        '<p class="question-kind">Free recall · lesson 1</p>\n<div class="question-prompt"><p>Why?</p></div>'
+        "<div data-answer hidden><p>Hidden answer.</p></div></section>\n"
+        "<p>After the question.<sup>[1]</sup></p><button>Show</button>"
     )
-    unit = SimpleNamespace(title="A & B", label="Review 3", page=SimpleNamespace(html=html))
-    page = indexed_page(unit, "en")
-    assert '<main data-pagefind-body><h1>A &amp; B</h1><h2 id="intro">' in page
-    assert '<h6 id="q-why">Free recall · lesson 1</h6>' in page and "question-kind" not in page
-    assert '<meta data-pagefind-meta="label[content]" content="Review 3">' in page
-    assert page.startswith('<!doctype html><html lang="en">')
+    sections = [
+        ("", "", "Before any heading."),
+        ("intro", "Intro part", "Text with x 1 in it. After the question."),
+        ("q-why", "Free recall · lesson 1", "Why?"),
+    ]
+    assert page_sections(html) == sections
+    text = page_text(html)
+    assert json.loads(text.sections) == [list(section) for section in sections]
+    assert text.counts["intro"] == 3 and text.counts["text"] == 1  # a heading's words count three times
+    assert text.counts["recall"] == 3 and "hidden" not in text.counts and "show" not in text.counts
+    assert page_sections('<h2 id="a">A</h2><p>Text.</p>')[0] == ("", "", "")  # the page's own top is always first
+
+
+def test_terms_are_lower_case_letters_and_digits_and_the_index_leaves_long_runs_out():
+    assert terms("K3's g_min: 2×Tile—ÉTÉ") == ["k3", "s", "g", "min", "2", "tile", "été"]
+    files = search_files([("a.html", "A", "Lesson 1", page_text("<p>word " + "x" * 41 + " " + "y" * 40 + "</p>"))])
+    assert set(postings(files)) == {"a", "word", "y" * 40}
 
 
 def test_the_index_holds_every_published_unit_and_links_each_section_to_an_anchor_that_exists(mini_course):
     outputs = build_site(with_a_question(mini_course)).outputs
     pages = fragments(outputs)
-    assert set(pages) == {"/first.html", "/second.html", "/check.html"}
-    assert {page["meta"]["title"] for page in pages.values()} == {"First lesson", "Second lesson", "Check yourself"}
-    assert pages["/check.html"]["meta"]["label"] == "Review 3"
+    assert list(pages) == ["first.html", "second.html", "check.html"]  # the course's order
+    assert [page["title"] for page in pages.values()] == ["First lesson", "Second lesson", "Check yourself"]
+    assert pages["check.html"]["label"] == "Review 3"
     for url, page in pages.items():
-        ids = ID_ATTR.findall(outputs[url.lstrip("/")].decode())
-        headings = [anchor for anchor in page["anchors"] if anchor["element"].startswith("h")]
-        assert headings and all(anchor["id"] in ids for anchor in headings), url
-    question = [a for a in pages["/check.html"]["anchors"] if a["element"] == "h6"]
-    assert len(question) == 1 and question[0]["id"].startswith("q-") and "recall" in question[0]["text"].lower()
-    assert "secret ingredient" in pages["/check.html"]["content"]
+        ids = ID_ATTR.findall(outputs[url].decode())
+        anchors = [anchor for anchor, _, _ in page["sections"]]
+        assert anchors[0] == "" and page["sections"][0][1] == ""  # the page's own top (search.js names it by the page)
+        assert len(anchors) > 1 and all(anchor in ids for anchor in anchors[1:]), url
+    question = [s for s in pages["check.html"]["sections"] if s[0].startswith("q-")]
+    assert len(question) == 1 and "recall" in question[0][1].lower() and "secret ingredient" in question[0][2]
 
 
 def test_answers_diagrams_and_footnote_markers_stay_out_of_the_index(mini_course):
     outputs = build_site(with_a_question(mini_course)).outputs
     assert "Secretanswer" in outputs["check.html"].decode()
-    everything = " ".join(page["content"] for page in fragments(outputs).values())
+    everything = " ".join(text for page in fragments(outputs).values() for _, _, text in page["sections"])
     for hidden in ("Secretanswer", "Model answer", "──", "[1]"):
         assert hidden not in everything
+    assert "secretanswer" not in postings(outputs)
 
 
-def test_the_bundle_is_only_what_search_js_loads(mini_course):
-    outputs = build_site(mini_course).outputs
-    bundle = sorted(path for path in outputs if path.startswith(f"{BUNDLE}/"))
-    assert ENTRY in bundle and f"{BUNDLE}/pagefind-entry.json" in bundle
-    assert [path for path in bundle if "/wasm." in path] == [f"{BUNDLE}/wasm.en.pagefind"]
-    assert not [
-        path for path in bundle if "-ui" in path or "highlight" in path or "playground" in path or "worker" in path
-    ]
-    entry = json.loads(outputs[f"{BUNDLE}/pagefind-entry.json"])
-    assert list(entry["languages"]) == ["en"] and entry["languages"]["en"]["page_count"] == 3
-    assert f'data-search-lib="{ENTRY}"' in outputs["first.html"].decode()
+def test_each_term_lists_exactly_the_pages_that_hold_it_in_order_with_whole_weights(mini_course):
+    outputs = build_site(with_a_question(mini_course)).outputs
+    expected: dict[str, set[int]] = {}
+    for number, page in enumerate(fragments(outputs).values()):
+        for term in terms(" ".join([page["title"], *(f"{title} {text}" for _, title, text in page["sections"])])):
+            expected.setdefault(term, set()).add(number)
+    found = postings(outputs)
+    assert set(found) == set(expected)
+    for term, pairs in found.items():
+        numbers = [number for number, _ in pairs]
+        assert numbers == sorted(expected[term]), term
+        assert all(isinstance(weight, int) and weight >= 1 for _, weight in pairs)
 
 
-def test_pagefind_indexes_while_the_pages_render_and_the_service_worker_lists_its_files(mini_course, monkeypatch):
-    from coursegen import pipeline
-    from coursegen.features.search import extension as search
-
-    steps = []
-    started, render, files = search.PagefindRun.__init__, pipeline.render_site, search.PagefindRun.files
-    monkeypatch.setattr(
-        search.PagefindRun, "__init__", lambda run, *args: (steps.append("Pagefind started"), started(run, *args))[1]
+def test_a_word_in_a_heading_or_on_a_short_page_weighs_more():
+    files = search_files(
+        [
+            ("a.html", "A", "Lesson 1", page_text('<h2 id="gate">Gate</h2><p>Other words here.</p>')),
+            ("b.html", "B", "Lesson 2", page_text('<h2 id="x">X</h2><p>The gate.</p>')),
+            ("c.html", "C", "Lesson 3", page_text('<h2 id="y">Y</h2><p>' + "word " * 2000 + "gate.</p>")),
+            ("d.html", "D", "Lesson 4", page_text("<p>No such word.</p>")),
+        ]
     )
-    monkeypatch.setattr(
-        pipeline, "render_site", lambda *args, **kw: (steps.append("pages rendered"), render(*args, **kw))[1]
-    )
-    monkeypatch.setattr(search.PagefindRun, "files", lambda run: (steps.append("index read"), files(run))[1])
+    weights = dict(postings(files)["gate"])
+    assert set(weights) == {0, 1, 2}
+    assert weights[0] > weights[1] > weights[2]
+
+
+def test_pages_share_a_fragment_file_up_to_its_size_and_a_big_page_has_one_of_its_own():
+    small = page_text("<p>" + "word " * 100 + "</p>")
+    big = page_text("<p>" + "word " * (FRAGMENT_SIZE // 4) + "</p>")
+    pages = [(f"{n}.html", f"P{n}", f"Lesson {n}", big if n == 3 else small) for n in range(60)]
+    files = search_files(pages)
+    entry = json.loads(files[ENTRY])
+    counts = [count for _, count in entry["fragments"]]
+    assert sum(counts) == 60 and 1 in counts and len(counts) < 20
+    for name, count in entry["fragments"]:
+        data = files[f"{FOLDER}/{name}"]
+        assert count == 1 or len(data) <= FRAGMENT_SIZE + 2
+    assert [page["url"] for page in fragments(files).values()] == [f"{n}.html" for n in range(60)]
+
+
+def test_every_file_but_the_entry_is_named_by_its_content_and_the_pages_name_the_entry(mini_course):
     outputs = build_site(mini_course).outputs
-    assert steps == ["Pagefind started", "pages rendered", "index read"]
-    assert list(outputs) == sorted(outputs)  # the index's files join the outputs in order
+    index = sorted(path for path in outputs if path.startswith(f"{FOLDER}/"))
+    entry = json.loads(outputs[ENTRY])
+    listed = {f"{FOLDER}/{name}" for name, _ in entry["fragments"]} | {f"{FOLDER}/{n}" for n in entry["terms"].values()}
+    assert set(index) == listed | {ENTRY}
+    for path in listed:
+        assert re.search(r"\.([0-9a-f]{12})\.json$|/([0-9a-f]{12})\.json$", path)
+        assert hashlib.sha256(outputs[path]).hexdigest()[:12] in path
+    assert f'data-search-index="{ENTRY}"' in outputs["first.html"].decode()
+
+
+def test_the_service_worker_precaches_the_index(mini_course):
+    outputs = build_site(mini_course).outputs
     precached = outputs["sw.js"].decode()
-    assert f'"{ENTRY}"' in precached and f'"{BUNDLE}/pagefind-entry.json"' in precached
+    for path in (p for p in outputs if p.startswith(f"{FOLDER}/")):
+        assert f'"{path}"' in precached
 
 
-def test_a_build_that_fails_while_rendering_stops_pagefind_and_removes_its_copy(mini_course, monkeypatch, tmp_path):
-    import tempfile
+def test_a_rebuild_with_the_same_pages_reuses_the_index_and_an_edit_changes_only_some_files(mini_course):
+    from coursegen.cache import BuildCache
+    from coursegen.features.search import index
 
-    import pytest
+    cache = BuildCache()
+    made = []
+    original = index.search_files
 
-    from coursegen.errors import ContentError
-    from coursegen.features.search import extension as search
+    def counted(pages):
+        made.append(len(pages))
+        return original(pages)
 
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setattr(search, "scratch_folder", lambda: str(scratch))
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    runs = []
-    started = search.PagefindRun.__init__
-    monkeypatch.setattr(search.PagefindRun, "__init__", lambda run, *args: (runs.append(run), started(run, *args))[1])
-    templates = mini_course / "templates"
-    templates.mkdir(exist_ok=True)
-    (templates / "lesson.html").write_text(
-        '{% extends "base.html" %}{% block content %}{{ asset("nothing.css") }}{% endblock %}\n'
-    )
-    with pytest.raises(ContentError) as raised:
-        build_site(mini_course)
-    assert "nothing.css" in str(raised.value.problems[0].message)
-    assert len(runs) == 1 and runs[0].process.poll() is not None  # not left running
-    assert list(scratch.iterdir()) == []
+    import coursegen.features.search.extension as extension
 
-
-def test_a_pagefind_that_fails_fails_the_build_with_its_message(mini_course, monkeypatch, tmp_path):
-    import pytest
-
-    from coursegen.features.search import extension as search
-
-    failing = tmp_path / "pagefind"
-    failing.write_text("#!/bin/sh\necho 'Error: the index could not be written' >&2\nexit 3\n")
-    failing.chmod(0o755)
-    monkeypatch.setattr(search, "pagefind_binary", lambda: str(failing))
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setattr(search, "scratch_folder", lambda: str(scratch))
-    with pytest.raises(RuntimeError, match=r"Pagefind failed \(3\): Error: the index could not be written"):
-        build_site(mini_course)
-    assert list(scratch.iterdir()) == []
+    extension.search_files, saved = counted, extension.search_files
+    try:
+        first = build_site(mini_course, cache=cache).outputs
+        again = build_site(mini_course, cache=cache).outputs
+        lesson = mini_course / "lessons" / "02-second.md"
+        lesson.write_text(lesson.read_text() + "\nA brandnewword here.\n")
+        edited = build_site(mini_course, cache=cache).outputs
+    finally:
+        extension.search_files = saved
+    assert made == [3, 3]  # the second build kept the first one's index, the edit made a new one
+    assert {p: again[p] for p in again if p.startswith(FOLDER)} == {p: first[p] for p in first if p.startswith(FOLDER)}
+    assert "brandnewword" in postings(edited)
+    old = {p for p in first if p.startswith(FOLDER)}
+    new = {p for p in edited if p.startswith(FOLDER)}
+    assert len(old & new) > len(old) // 2  # most term files and the other pages' fragments stay as they were

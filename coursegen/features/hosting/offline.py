@@ -112,8 +112,7 @@ def _dump_list(paths: tuple[str, ...]) -> str:
 def add_files(course, root, assets, problems) -> None:
     """Write sw.js at the site root; templates reach it as asset('sw.js').
 
-    It is made after the pages (assets.later), once the files it precaches are all known: the
-    search index's are known only when Pagefind, which runs while the pages render, is done."""
+    It is made after the pages (assets.later), once the files it precaches are all known."""
 
     def worker() -> dict[str, bytes]:
         site_files = {**load_theme_assets(root).files, **assets.files}

@@ -1,1 +1,1 @@
-"""Site search: a Pagefind index of every published page."""
+"""Site search: an index of every published page's sections, fetched a few files per query."""
