@@ -76,3 +76,15 @@ def check_golden(actual: str, golden_dir: Path, name: str, shown: str, update: b
             f"{shown} differs from {expected_file.name}; review {changed_file.name} and accept with --update-golden"
         )
     changed_file.unlink(missing_ok=True)
+
+
+# Texts whose words are easy to cut differently: the build (Python) and search-index.js must agree.
+TRICKY_TEXTS = [
+    "K3's g_min: 2×Tile—ÉTÉ",
+    "naïve café über straße",
+    "a–b c—d e/f g.h i,j",
+    "ΣΥΝΟΛΟ σύνολο Ωμέγα",
+    "数字 123 ٣٤٥ ⅷ ½",
+    "x\u0301y",  # a combining mark splits a word, here and in the browser
+    "tab\tnew\nline\u00a0nbsp",
+]

@@ -26,6 +26,7 @@ export async function openIndex(url) {
   // The entry file is the one whose name never changes: always asked again (a 304 when unchanged).
   const entry = await json(url, { cache: "no-cache" });
   const file = (name) => new URL(name, url).href;
+  const site = new URL("../", url);  // the entry is search/index.json: page addresses are the site's
   const starts = [];  // each fragment's first page number
   let total = 0;
   for (const [, count] of entry.fragments) { starts.push(total); total += count; }
@@ -119,7 +120,7 @@ export async function openIndex(url) {
     // the sections that hold more of the words first, then the page's rank, then the page's order
     hits.sort((a, b) => b.score - a.score || a.rank - b.rank || a.index - b.index);
     return {
-      hits: hits.slice(0, shown).map(({ found, section }) => hit(found, section, matches)),
+      hits: hits.slice(0, shown).map(({ found, section }) => hit(found, section, matches, site)),
       more: hits.length > shown || ranked.length > pages,
     };
   }
@@ -142,9 +143,9 @@ function sectionScore(title, text, words, prefix) {
   return score;
 }
 
-function hit(page, [anchor, title, text], matches) {
+function hit(page, [anchor, title, text], matches, site) {
   return {
-    url: anchor ? `${page.url}#${anchor}` : page.url,
+    url: new URL(anchor ? `${page.url}#${anchor}` : page.url, site).href,
     title: marked(anchor ? `${page.title} › ${title}` : page.title, matches),
     label: page.label,
     excerpt: excerpt(text, matches),

@@ -22,7 +22,7 @@ function marked(pieces) {
 
 function resultItem(hit) {
   return h("li", {},
-    h("a", { href: new URL(hit.url, document.baseURI).href, class: "search-hit-title" }, ...marked(hit.title)),
+    h("a", { href: hit.url, class: "search-hit-title" }, ...marked(hit.title)),
     " ", h("span", { class: "search-hit-where" }, hit.label),
     h("p", { class: "search-hit-text" }, ...marked(hit.excerpt)));
 }

@@ -52,3 +52,23 @@ def test_an_import_map_the_policy_does_not_allow_is_refused_and_seen(built, page
     assert any("Content Security Policy" in error and "inline" in error for error in watch.errors), watch.errors
     assert any('module specifier "coursegen/' in error for error in watch.errors), watch.errors
     expect(page.locator("[data-theme-toggle]")).to_be_hidden()  # course.js never ran
+
+
+def test_the_browser_cuts_a_query_into_the_terms_the_build_indexed(built, page_and_watch):
+    """search-index.js's terms() must give the words sections.py counted, or a query misses them."""
+    from helpers import TRICKY_TEXTS as TRICKY
+
+    from coursegen.features.search.sections import terms
+
+    page, watch = page_and_watch
+    with serving(built) as base:
+        page.goto(base + "index.html")
+        found = page.evaluate(
+            """async (texts) => {
+              const { terms } = await import("coursegen/search-index.js");
+              return texts.map((text) => terms(text));
+            }""",
+            TRICKY,
+        )
+    assert found == [[t for t in terms(text) if len(t) <= 40] for text in TRICKY]
+    watch.assert_clean()

@@ -7,6 +7,8 @@ import hashlib
 import json
 import re
 
+from helpers import TRICKY_TEXTS as TRICKY
+
 from coursegen.features.search.index import ENTRY, FOLDER, FRAGMENT_SIZE, PREFIX, search_files
 from coursegen.features.search.sections import page_sections, page_text, terms
 from coursegen.pipeline import build_site
@@ -197,3 +199,22 @@ def test_a_rebuild_with_the_same_pages_reuses_the_index_and_an_edit_changes_only
     old = {p for p in first if p.startswith(FOLDER)}
     new = {p for p in edited if p.startswith(FOLDER)}
     assert len(old & new) > len(old) // 2  # most term files and the other pages' fragments stay as they were
+
+
+def test_the_fast_count_gives_what_counting_the_terms_gives():
+    from collections import Counter
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from coursegen.features.search.sections import term_counts
+
+    for text in TRICKY:
+        assert term_counts(text) == Counter(terms(text)), text
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
+    def same(text):
+        assert term_counts(text) == Counter(terms(text))
+
+    same()
