@@ -7,6 +7,8 @@ const SPLIT = /([\p{L}\p{N}]+)/u;  // split() keeps the words at odd places, wha
 const LONGEST = 40;  // characters: index.py leaves longer runs out of the index
 const TITLE_WEIGHT = 3;  // as sections.py's: a word in a heading counts three times
 const COMPLETIONS = 64;  // a word's completions scored at most (the shortest): "a" or "co" stays fast
+const SHORTER = 2;  // letters a word the index lacks may lose from its end ("gates" finds "gate")
+const SHORTEST = 4;  // letters such a shortened word keeps at least
 const EXCERPT = 24;  // words quoted from a section
 const BEFORE = 6;  // of them, before the first match
 
@@ -74,6 +76,19 @@ export async function openIndex(url) {
     return decoded.get(term);
   }
 
+  function indexed(word, known) {
+    // The word as the index has it: itself, when some term starts with it, or else the word without
+    // its last letter or two ("gates" → "gate", "modelled" → "model"), which finds plurals and
+    // other endings the pages do not use.
+    const terms = Object.keys(known);
+    for (let cut = 0; cut <= SHORTER; cut++) {
+      const stem = word.slice(0, word.length - cut);
+      if (cut && stem.length < SHORTEST) break;
+      if (terms.some((term) => term.startsWith(stem))) return stem;
+    }
+    return word;
+  }
+
   function scores(word, found) {
     // page → its best score for this word: the word itself, or a completion ("gate" → "gates",
     // weighing as much less as it is longer); rarer terms count more (BM25's inverse document frequency)
@@ -95,10 +110,11 @@ export async function openIndex(url) {
   /** The sections that match `query` on the pages holding all its words: at most `shown` sections
    * from the best `pages` pages, best first; null if `wanted()` turned false meanwhile. */
   async function search(query, { shown = 20, pages = 8, wanted = () => true } = {}) {
-    const words = [...new Set(terms(query))];
-    if (!words.length) return { hits: [], more: false };
-    const loaded = await Promise.all(words.map((word) => shard(word.slice(0, entry.prefix))));
+    const typed = [...new Set(terms(query))];
+    if (!typed.length) return { hits: [], more: false };
+    const loaded = await Promise.all(typed.map((word) => shard(word.slice(0, entry.prefix))));
     if (!wanted()) return null;
+    const words = typed.map((word, i) => (word.length < entry.prefix ? word : indexed(word, loaded[i])));
     const perWord = words.map((word, i) => scores(word, loaded[i])).sort((a, b) => a.size - b.size);
     const ranked = [];
     for (const [number, score] of perWord[0]) {

@@ -157,7 +157,7 @@ def test_a_result_names_its_page_and_section_and_marks_the_words_found(mini_site
     watch.assert_clean()
 
 
-def test_a_query_finds_the_pages_holding_every_word_and_the_beginnings_of_words(mini_site, page_and_watch):
+def test_a_query_finds_the_pages_holding_every_word_its_beginnings_and_other_endings(mini_site, page_and_watch):
     page, watch = page_and_watch
     results = page.locator("[data-search-results] a")
     status = page.locator("[data-search-status]")
@@ -175,6 +175,9 @@ def test_a_query_finds_the_pages_holding_every_word_and_the_beginnings_of_words(
         expect(status).to_contain_text("for “definit”")
         expect(results.first).to_have_attribute("href", re.compile(r"first\.html#code-and-a-diagram$"))
         expect(page.locator("[data-search-results] mark").first).to_have_text(re.compile("^definit", re.I))
+        search.fill("definitions")  # a word the pages do not have with that ending finds the one they have
+        expect(status).to_contain_text("for “definitions”")
+        expect(page.locator("[data-search-results] mark").first).to_have_text(re.compile("^definition$", re.I))
     watch.assert_clean()
 
 
