@@ -148,7 +148,7 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
             if problem is None:
                 raise
             raise ContentError([problem]) from None
-        later = assets.finish()  # files made once all others are known (the service worker)
+        later = assets.finish()  # files made while or after the pages rendered (the search index, the service worker)
     finally:
         assets.cancel()  # a failed build stops what is still running
     outputs = dict(sorted({**outputs, **later}.items())) if later else outputs

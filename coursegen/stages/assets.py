@@ -25,6 +25,23 @@ class Assets:
         self.urls: dict[str, str] = {}
         self.files: dict[str, bytes] = {}
         self.pending: list[tuple] = []  # (make, cancel) from later(), in the order they were asked for
+        self.early: list = []  # make from meanwhile(), in order
+        self.made: dict[str, bytes] = {}  # the files made by both
+
+    def meanwhile(self, make) -> None:
+        """Have `make() -> {site path: bytes}` add files while the pages render, before the later files.
+
+        For files no page refers to by content, such as the search index: the build process makes
+        them once the pages' rendering is shared out (render.render_units), while another process
+        renders, or right after rendering when it renders alone."""
+        self.early.append(make)
+
+    def make_early(self) -> None:
+        """Make the meanwhile() files not made yet, each into `files`."""
+        while self.early:
+            files = self.early.pop(0)()
+            self.files.update(files)
+            self.made.update(files)
 
     def later(self, make, cancel=None) -> None:
         """Have `make() -> {site path: bytes}` add files once the pages are rendered, in order with the
@@ -34,17 +51,18 @@ class Assets:
         self.pending.append((make, cancel))
 
     def finish(self) -> dict[str, bytes]:
-        """Make the later files, each into `files`; return them all."""
-        made = {}
+        """Make the meanwhile() files not made yet, then the later files, each into `files`; return them all."""
+        self.make_early()
         while self.pending:
             make, _ = self.pending.pop(0)
             files = make()
             self.files.update(files)
-            made.update(files)
-        return made
+            self.made.update(files)
+        return self.made
 
     def cancel(self) -> None:
         """Cancel the later files not yet made (a failed build)."""
+        self.early.clear()
         while self.pending:
             _, cancel = self.pending.pop(0)
             if cancel:

@@ -133,7 +133,8 @@ def render_site(
     plan = plan_render(course, root, common, memo, changes)
     out["index.html"] = _course_page(env, "index.html", "", common, memo, plan)
     units = course.written
-    for unit, page in zip(units, render_units(env, units, course, common, memo, plan, options.jobs)):
+    meanwhile = extra_assets.make_early if extra_assets else None
+    for unit, page in zip(units, render_units(env, units, course, common, memo, plan, options.jobs, meanwhile)):
         out[unit.url] = page
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
@@ -255,9 +256,10 @@ def changed_units(course: Course, memo: Memo, changes: Changes) -> list | None:
 
 
 def render_units(
-    env, units, course: Course, common: dict, memo: Memo, plan: RenderPlan, jobs: int | None = None
+    env, units, course: Course, common: dict, memo: Memo, plan: RenderPlan, jobs: int | None = None, meanwhile=None
 ) -> list[bytes]:
-    """Return each unit's page, rendering again only those whose render key changed, in `jobs` processes."""
+    """Return each unit's page, rendering again only those whose render key changed, in `jobs` processes
+    (`meanwhile()` runs in this process once the work is shared out: see parallel.parallel_map)."""
     records = memo.records
     candidates = units if plan.candidates is None else plan.candidates
     kept = memo.table("rendered")
@@ -277,7 +279,7 @@ def render_units(
         (rest if name in seen else warm).append(job)
         seen.add(name)
     parts = {unit.slug: render((unit, key)) for unit, key in warm}
-    parts.update((unit.slug, split) for (unit, _), split in zip(rest, parallel_map(render, rest, jobs)))
+    parts.update((unit.slug, split) for (unit, _), split in zip(rest, parallel_map(render, rest, jobs, meanwhile)))
     unmarked, asset_names = records.setdefault("unmarked", set()), records.setdefault("asset names", set())
     for unit, key in todo:
         split = parts[unit.slug]

@@ -117,7 +117,11 @@ def add_files(course, root, assets, problems) -> None:
 
     Not content-hashed by the assets: the index names its own files by their content, and the entry
     file's URL stays out of every page's bytes, so editing one lesson in `serve` rewrites that lesson
-    and the index, not all pages."""
+    and the index, not all pages. No page holds the index's bytes, so a build makes it while another
+    process renders pages (assets.meanwhile); serve's is made beside the rebuilds."""
     assets.urls[ENTRY] = ENTRY
     background = BACKGROUND.get(Path(root).resolve())
-    assets.files.update(background.files(course) if background else index_files(course))
+    if background:
+        assets.files.update(background.files(course))
+    else:
+        assets.meanwhile(lambda: index_files(course))

@@ -17,19 +17,20 @@ from selectolax.lexbor import LexborHTMLParser
 
 # What stays out of the index: a search result must not give away a review's answer or a choice's
 # explanation; a widget's Python source and its live-run panel are the same words on every widget;
-# diagrams are drawings; footnote markers and buttons are no prose. Each selector with a text the
-# page's HTML must hold for it to match anything: a page is searched only for those it may match.
-EXCLUDED = (
-    ("data-answer", "[data-answer]"),
-    ("explanation", "[class*=explanation]"),
-    ("data-widget-code", "[data-widget-code]"),
-    ("data-widget-live", "[data-widget-live]"),
-    ("diagram", "pre.diagram"),
-    ("<sup", "sup"),
-    ("<button", "button"),
-    ("<template", "template"),
-    ("<script", "script"),
-    ("<style", "style"),
+# diagrams are drawings; footnote markers and buttons are no prose.
+EXCLUDED = ", ".join(
+    (
+        "[data-answer]",
+        "[class*=explanation]",
+        "[data-widget-code]",
+        "[data-widget-live]",
+        "pre.diagram",
+        "sup",
+        "button",
+        "template",
+        "script",
+        "style",
+    )
 )
 # Where a section starts: a heading with an id, or a question.
 STARTS = "h1[id], h2[id], h3[id], h4[id], h5[id], h6[id], section[data-question][id]"
@@ -83,12 +84,10 @@ def page_sections(html: str) -> list[tuple[str, str, str]]:
     body = LexborHTMLParser(html).body
     if body is None:
         return [("", "", "")]
-    excluded = ", ".join(selector for needed, selector in EXCLUDED if needed in html)
-    for node in body.css(excluded) if excluded else ():
+    for node in body.css(EXCLUDED):
         node.decompose()
-    if "<math" in html:  # its symbols one by one, as a reader sees them, not run together
-        for node in body.css("math"):
-            node.replace_with(" " + squeezed(node.text(separator=" ")) + " ")
+    for node in body.css("math"):  # its symbols one by one, as a reader sees them, not run together
+        node.replace_with(f" {node.text(separator=' ')} ")
     starts: list[tuple[str, str, bool]] = []  # (anchor, title, is a question), by their marks' numbers
     for node in body.css(STARTS):  # in document order
         anchor = node.id
@@ -104,7 +103,7 @@ def page_sections(html: str) -> list[tuple[str, str, str]]:
         else:
             starts.append((anchor, squeezed(node.text()), False))
             node.decompose()
-    pieces = squeezed(body.text()).split("\0")  # text, mark, text, mark, …
+    pieces = body.text().split("\0")  # text, mark, text, mark, …
     first: list = ["", "", [pieces[0]]]  # [anchor, title, text pieces]
     parts, heading = [first], first  # heading: the section that text outside questions goes to
     for mark, text in zip(pieces[1::2], pieces[2::2]):
@@ -115,9 +114,7 @@ def page_sections(html: str) -> list[tuple[str, str, str]]:
         parts.append([anchor, title, [text]])
         if not question:
             heading = parts[-1]
-    sections = [
-        (anchor, title, " ".join(filter(None, (text.strip() for text in texts)))) for anchor, title, texts in parts
-    ]
+    sections = [(anchor, title, squeezed(" ".join(texts))) for anchor, title, texts in parts]
     return sections[:1] + [section for section in sections[1:] if section[1] or section[2]]
 
 
