@@ -220,31 +220,30 @@ def test_the_fast_count_gives_what_counting_the_terms_gives():
     same()
 
 
-def test_a_large_build_makes_the_index_while_another_process_renders_and_a_small_one_right_after(tmp_path, monkeypatch):
-    from helpers import REPO
-
-    from coursegen import parallel
+def test_the_index_is_made_while_another_process_renders_when_rendering_is_shared_and_after_it_otherwise(
+    mini_course, monkeypatch
+):
     from coursegen.features.search import extension
-    from coursegen.parallel import MIN_ITEMS
     from coursegen.pipeline import BuildOptions
     from coursegen.stages import render
 
-    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))  # for this test only: it has a kernels.py too
-    from generated_course import copy_engine_parts, write_course
-
-    root = write_course(tmp_path / "gen", count=MIN_ITEMS + 6)
-    copy_engine_parts(REPO, root)
     steps: list[str] = []
-    made, units, pool = extension.index_files, render.render_units, parallel.ProcessPoolExecutor
+    made, units = extension.index_files, render.render_units
     monkeypatch.setattr(extension, "index_files", lambda course: (steps.append("index"), made(course))[1])
     monkeypatch.setattr(
         render, "render_units", lambda *a: (steps.append("render"), units(*a), steps.append("rendered"))[1]
     )
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", lambda **k: (steps.append("pool"), pool(**k))[1])
-    shared = build_site(root, BuildOptions(jobs=2)).outputs
-    assert steps == ["pool", "render", "pool", "index", "rendered"]  # parse's pool, then render's
-    steps.clear()
-    alone = build_site(root, BuildOptions(jobs=1)).outputs
+    alone = build_site(mini_course, BuildOptions(jobs=1)).outputs
     assert steps == ["render", "rendered", "index"]
-    assert alone == shared and ENTRY in shared
-    assert f'"{ENTRY}"' in shared["sw.js"].decode()  # the service worker, made after, lists the index
+
+    def shared(work, items, jobs=None, meanwhile=None):  # what parallel_map does once its workers run
+        if meanwhile:
+            meanwhile()
+        return [work(item) for item in items]
+
+    monkeypatch.setattr(render, "parallel_map", shared)
+    steps.clear()
+    outputs = build_site(mini_course, BuildOptions(jobs=2)).outputs
+    assert steps == ["render", "index", "rendered"]
+    assert outputs == alone and ENTRY in outputs
+    assert f'"{ENTRY}"' in outputs["sw.js"].decode()  # the service worker, made after, lists the index
