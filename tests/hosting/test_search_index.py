@@ -247,3 +247,28 @@ def test_the_index_is_made_while_another_process_renders_when_rendering_is_share
     assert steps == ["render", "index", "rendered"]
     assert outputs == alone and ENTRY in outputs
     assert f'"{ENTRY}"' in outputs["sw.js"].decode()  # the service worker, made after, lists the index
+
+
+def test_serves_index_process_answers_with_the_files_that_changed_and_they_make_the_whole_index():
+    from coursegen.features.search.extension import IndexProcess
+
+    def pages(texts):
+        return [(f"{n}.html", f"Page {n}", f"Lesson {n}", page_text(f"<p>{text}</p>")) for n, text in texts.items()]
+
+    texts = {n: f"common words and the word{n} of page {n}" for n in range(30)}
+    process = IndexProcess()
+    try:
+        first = pages(texts)
+        assert process.changed_files(first) == search_files(first)
+        texts[7] = "common words and a brandnew one"
+        second = first[:7] + pages({7: texts[7]}) + first[8:]  # the other pages keep their text objects
+        diff = process.changed_files(second)
+        whole = search_files(second)
+        assert 0 < len(diff) < len(whole) // 2 and ENTRY in diff
+        assert {p: d for p, d in {**search_files(first), **diff}.items() if d is not None} == whole
+        third = second[:-1]  # the last page is gone
+        diff = process.changed_files(third)
+        assert {p: d for p, d in {**whole, **diff}.items() if d is not None} == search_files(third)
+        assert None in diff.values()  # a file of the old index that the new one lacks
+    finally:
+        process.close()
