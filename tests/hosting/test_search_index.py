@@ -272,3 +272,37 @@ def test_serves_index_process_answers_with_the_files_that_changed_and_they_make_
         assert None in diff.values()  # a file of the old index that the new one lacks
     finally:
         process.close()
+
+
+def test_the_index_process_ends_when_the_serve_that_started_it_is_killed(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from helpers import REPO
+
+    script = """
+import os, sys
+from coursegen.features.search.extension import IndexProcess
+from coursegen.features.search.sections import page_text
+process = IndexProcess()
+process.changed_files([("a.html", "A", "Lesson 1", page_text("<p>Words.</p>"))])
+print(process.process.pid, flush=True)
+os.kill(os.getpid(), 9)  # as a killed serve: nothing is closed or joined
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert run.returncode == -signal.SIGKILL, run.stderr
+    child = int(run.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{child}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] == "Z":  # ended, not yet reaped by init
+                    return
+        except FileNotFoundError:
+            return
+        time.sleep(0.1)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError(f"the index process {child} outlived the process that started it")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import threading
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from coursegen.features.search.index import ENTRY, FOLDER, search_files
@@ -58,43 +57,71 @@ class IndexProcess:
     serve's index is made beside its HTTP threads: in the server's own interpreter, a tenth of a
     second of Python (2,000 lessons) held the interpreter while the browser fetched the edited page,
     which then took three times as long to arrive. The process keeps the pages it was sent and
-    answers with the files that changed, so little crosses between the two."""
+    answers with the files that changed, so little crosses between the two. It holds only its own
+    end of the pipe, so it ends when serve does, however serve ends (a killed serve closes its end)."""
 
     def __init__(self):
-        self.pool: ProcessPoolExecutor | None = None
+        self.process = None
+        self.connection = None
         self.sent: dict[str, tuple] = {}  # url → (title, label, PageText) as last sent
 
     def changed_files(self, pages: list[tuple], reply: bool = True) -> dict[str, bytes | None]:
         """Return the index files of `pages` (from indexed_pages) that differ from the last call's,
-        None for the files gone (with `reply` false, nothing: the call only sends the pages)."""
-        if self.pool is None:  # spawned, not forked: serve runs threads, which a fork must not copy
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        None for the files gone (with `reply` false, nothing: the call only sends the pages).
+        Raises if the process cannot start or dies."""
+        if self.process is None:  # spawned, not forked: serve runs threads, which a fork must not copy
+            context = multiprocessing.get_context("spawn")
+            self.connection, theirs = context.Pipe()
+            self.process = context.Process(target=_index_process, args=(theirs,), daemon=True)
+            self.process.start()
+            theirs.close()
+        assert self.connection is not None
         changed = {}
         for url, title, label, text in pages:
             last = self.sent.get(url)
             if last is None or last[2] is not text or last[:2] != (title, label):  # kept pages keep their text
                 changed[url] = (title, label, text)
         order = [url for url, *_ in pages]
-        diff = self.pool.submit(_update_index, order, changed, reply).result()
+        self.connection.send((order, changed, reply))
+        made, answer = self.connection.recv()
+        if not made:
+            raise RuntimeError(answer)
         self.sent = {url: changed.get(url) or self.sent[url] for url in order}
-        return diff
+        return answer
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = None
+        if self.connection is not None:
+            self.connection.close()  # the process reads the end of its pipe and ends
+        if self.process is not None:
+            self.process.join(timeout=5)
+            if self.process.is_alive():
+                self.process.kill()
+        self.process = self.connection = None
 
 
-_KEPT: dict = {"pages": {}, "files": {}}  # in the index process: what IndexProcess sent, and the files made
+def _index_process(connection) -> None:
+    """The index process: answer each (order, changed, reply) with _update_index's files until serve is gone."""
+    kept: dict = {"pages": {}, "files": {}}
+    while True:
+        try:
+            order, changed, reply = connection.recv()
+        except (EOFError, OSError):
+            return
+        answer: tuple[bool, dict | str]
+        try:
+            answer = (True, _update_index(kept, order, changed, reply))
+        except Exception as err:  # noqa: BLE001 - sent back: serve makes the index itself then
+            answer = (False, f"{type(err).__name__}: {err}")
+        connection.send(answer)
 
 
-def _update_index(order: list[str], changed: dict[str, tuple], reply: bool) -> dict[str, bytes | None]:
-    pages = _KEPT["pages"]
+def _update_index(kept: dict, order: list[str], changed: dict[str, tuple], reply: bool) -> dict[str, bytes | None]:
+    pages = kept["pages"]
     pages.update(changed)
     for url in set(pages) - set(order):
         del pages[url]
     files = search_files([(url, *pages[url]) for url in order])
-    old, _KEPT["files"] = _KEPT["files"], files
+    old, kept["files"] = kept["files"], files
     if not reply:
         return {}
     diff: dict[str, bytes | None] = {path: data for path, data in files.items() if old.get(path) != data}
