@@ -272,6 +272,7 @@ def test_serves_index_process_answers_with_the_files_that_changed_and_they_make_
         assert None in diff.values()  # a file of the old index that the new one lacks
     finally:
         process.close()
+    process.close()  # serve's stop and its indexing thread may both close it
 
 
 def test_the_index_process_ends_when_the_serve_that_started_it_is_killed(tmp_path):

@@ -90,13 +90,15 @@ class IndexProcess:
         return answer
 
     def close(self) -> None:
-        if self.connection is not None:
-            self.connection.close()  # the process reads the end of its pipe and ends
-        if self.process is not None:
-            self.process.join(timeout=5)
-            if self.process.is_alive():
-                self.process.kill()
+        """End the process (serve stops, or the process failed). Safe from any thread, more than once."""
+        process, connection = self.process, self.connection
         self.process = self.connection = None
+        if connection is not None:
+            connection.close()  # the process reads the end of its pipe and ends
+        if process is not None:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
 
 
 def _index_process(connection) -> None:
@@ -147,6 +149,7 @@ class BackgroundIndex:
         self.wanted: tuple[str, list[tuple]] | None = None  # (key, pages) asked for last
         self.worker: threading.Thread | None = None
         self.process = IndexProcess()
+        self.closed = False  # serve stopped: the thread ends at its next turn
 
     def files(self, course) -> dict[str, bytes]:
         key = index_key(course)
@@ -173,7 +176,7 @@ class BackgroundIndex:
                 pass
         while True:
             with self.lock:
-                if self.wanted is None:
+                if self.wanted is None or self.closed:
                     self.worker = None
                     return
                 key, pages = self.wanted
@@ -184,6 +187,8 @@ class BackgroundIndex:
                 diff = self.process.changed_files(pages, reply=not known)
                 files = {**(made[1] if made else {}), **diff}
             except Exception:  # noqa: BLE001 - the process could not start or died: make the index here
+                if self.closed:  # it was ended by close(): serve has stopped
+                    return
                 self.process.close()
                 self.process = IndexProcess()
                 files = dict(search_files(pages))
@@ -194,6 +199,7 @@ class BackgroundIndex:
             self.ready()
 
     def close(self) -> None:
+        self.closed = True
         self.process.close()
 
 
