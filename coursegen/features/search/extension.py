@@ -1,7 +1,7 @@
 """Site search: an index of every published page, split so that a query fetches only a few files.
 
 Each page's sections and word counts are found while it is parsed (sections.page_text, a page
-analyser); the index files are made from them before the pages render (index.search_files). The
+analyser); the index files are made from them while the pages render (index.search_files). The
 browser loads the search code only when the learner opens search, then the index's entry file, the
 files of the terms typed and the fragments of the first results' pages (search-index.js).
 
