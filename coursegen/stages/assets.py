@@ -39,9 +39,7 @@ class Assets:
     def make_early(self) -> None:
         """Make the meanwhile() files not made yet, each into `files`."""
         while self.early:
-            files = self.early.pop(0)()
-            self.files.update(files)
-            self.made.update(files)
+            self._keep(self.early.pop(0)())
 
     def later(self, make, cancel=None) -> None:
         """Have `make() -> {site path: bytes}` add files once the pages are rendered, in order with the
@@ -55,10 +53,12 @@ class Assets:
         self.make_early()
         while self.pending:
             make, _ = self.pending.pop(0)
-            files = make()
-            self.files.update(files)
-            self.made.update(files)
+            self._keep(make())
         return self.made
+
+    def _keep(self, files: dict[str, bytes]) -> None:
+        self.files.update(files)
+        self.made.update(files)
 
     def cancel(self) -> None:
         """Cancel the later files not yet made (a failed build)."""

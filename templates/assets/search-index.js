@@ -131,7 +131,7 @@ export async function openIndex(url) {
     if (!wanted()) return null;
     const matches = matcher(words, entry.prefix);
     const hits = best.flatMap((found, rank) => found.sections.map((section, index) => ({
-      found, section, rank, index, score: sectionScore(index ? section[1] : found.title, section[2], words, entry.prefix),
+      found, section, rank, index, score: sectionScore(index ? section[1] : found.title, section[2], words, entry.prefix, matches),
     }))).filter((hit) => hit.score > 0);
     // the sections that hold more of the words first, then the page's rank, then the page's order
     hits.sort((a, b) => b.score - a.score || a.rank - b.rank || a.index - b.index);
@@ -146,13 +146,12 @@ export async function openIndex(url) {
 
 /** Return how well a section matches: one point for each query word it holds (heading or text),
  * and a part of another point as the word occurs more often; 0 when it holds none. */
-function sectionScore(title, text, words, prefix) {
+function sectionScore(title, text, words, prefix, matches) {
   let score = 0;
-  const matches = matcher(words, prefix);
   const titled = terms(title).filter(matches);
   const said = terms(text).filter(matches);
   for (const word of words) {
-    const holds = (term) => (word.length < prefix ? term === word : term.startsWith(word));
+    const holds = finds(word, prefix);
     const count = TITLE_WEIGHT * titled.filter(holds).length + said.filter(holds).length;
     if (count) score += 1 + count / (count + 1.2);
   }
@@ -168,12 +167,18 @@ function hit(page, [anchor, title, text], matches, site) {
   };
 }
 
-/** Return whether a word of the text is one the query found: a query word, or a completion of it (a
- * word shorter than the index's `prefix` matches only itself there, and so here). */
+/** Return whether a lower-case term is `word` or a completion of it (a word shorter than the
+ * index's `prefix` matches only itself there, and so here). */
+function finds(word, prefix) {
+  return (term) => (word.length < prefix ? term === word : term.startsWith(word));
+}
+
+/** Return whether a word of the text is one the query found. */
 function matcher(words, prefix) {
+  const tests = words.map((word) => finds(word, prefix));
   return (piece) => {
     const lower = piece.toLowerCase();
-    return words.some((word) => (word.length < prefix ? lower === word : lower.startsWith(word)));
+    return tests.some((test) => test(lower));
   };
 }
 
