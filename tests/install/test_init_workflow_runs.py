@@ -22,7 +22,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from helpers import read_yaml
+from helpers import read_yaml, run_workflow_step
 from test_wheel import run, wheel  # noqa: F401 - `wheel` is the module-scoped fixture this file uses too
 
 from coursegen import __version__
@@ -62,14 +62,7 @@ def run_workflow(course: Path, venv: Path, pip_env: dict[str, str]) -> list[str]
         if "if" in step and not condition_holds(step["if"], course):
             continue
         if "run" in step:
-            done = subprocess.run(
-                ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                cwd=course,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
+            done = run_workflow_step(step["run"], course, env)
             assert done.returncode == 0, f"step {step.get('name', step['run'])!r} failed:\n{done.stdout}\n{done.stderr}"
             ran.append(step["run"])
     return ran

@@ -11,14 +11,13 @@ import email
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import REPO, read_yaml
+from helpers import REPO, read_yaml, run_workflow_step
 from test_wheel import SOURCES, run
 
 from coursegen import __version__
@@ -120,11 +119,5 @@ def test_the_release_refuses_a_tag_of_another_version_or_an_undated_entry(tmp_pa
     (tmp_path / "CHANGELOG.md").write_text(f"# Changelog\n\n{entry}\n\n- Something.\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.update(GITHUB_REF_NAME=tag, PATH=f"{BIN}{os.pathsep}{env['PATH']}")
-    done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    done = run_workflow_step(step["run"], tmp_path, env)
     assert (done.returncode == 0) == passes, done.stdout + done.stderr
