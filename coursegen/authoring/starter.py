@@ -27,6 +27,7 @@ from coursegen.stages.config import CONFIG_NAME, PyodideConfig
 STARTER = Path(__file__).with_name("skeletons") / "course"
 RENAMED = {"gitignore": ".gitignore", "pages.yml": ".github/workflows/pages.yml"}  # dot files: kept out of package data
 FILLED_IN = ("course.yaml", "lessons/01-welcome.md", "pages.yml", "requirements.txt")  # string.Template: $title, …
+NOT_TEXT = ("Cc", "Cs")  # control characters; lone surrogates (bytes of a command line that were not UTF-8)
 EMPTY_FOLDER_HINT = "run init in an empty folder, or give a new folder: coursegen init my-course"
 # Characters that start inline Markdown (emphasis, code, links, HTML, entities, math, roles, tables):
 # a title pasted into a lesson's prose gets each of them backslash-escaped, so it reads as typed.
@@ -40,20 +41,22 @@ def starter_files() -> dict[str, Path]:
 
 
 def title_from(folder: Path) -> str:
-    """Return a course title made from a folder name: 'my-course' → 'My course'."""
-    words = folder.name.replace("_", " ").replace("-", " ").split()
+    """Return a course title made from a folder name: 'my-course' → 'My course' (what is not text left out)."""
+    name = "".join(c for c in folder.name if unicodedata.category(c) not in NOT_TEXT)
+    words = name.replace("_", " ").replace("-", " ").split()
     return " ".join(words).capitalize() if words else "My course"
 
 
 def one_line_title(title: str, folder: Path) -> str:
     """Return the title on one line (runs of spaces, tabs and newlines become one space), or raise
-    ContentError for a control character, which no page or YAML file can show."""
+    ContentError for a character that no page or YAML file can show."""
     title = " ".join(title.split())
-    control = next((c for c in title if unicodedata.category(c) == "Cc"), "")
-    if control:
+    odd = next((c for c in title if unicodedata.category(c) in NOT_TEXT), "")
+    if odd:
+        what = "the control character" if unicodedata.category(odd) == "Cc" else "a byte that is not UTF-8, read as"
         fail(
             str(folder),
-            f"the title holds the control character U+{ord(control):04X}",
+            f"the title holds {what} U+{ord(odd):04X}",
             'give a title of printable text, e.g. --title "Tides for beginners"',
         )
     return title

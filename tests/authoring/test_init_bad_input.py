@@ -3,6 +3,7 @@ nothing written outside the folder, and no half-made course left behind."""
 
 from __future__ import annotations
 
+import pytest
 from helpers import read_yaml, run_cli
 
 
@@ -106,7 +107,12 @@ def test_a_title_is_one_line_and_its_markup_is_shown_as_typed(tmp_path, capsys):
     assert "<title>Welcome · Lesson 1 · Tides &lt;script&gt;alert(&#34;x&#34;)" in page  # course.yaml's title, escaped
 
 
-def test_a_title_with_a_control_character_is_refused(tmp_path, capsys):
-    err = refused(capsys, tmp_path / "course", "--title", "Bell\x07s")
-    assert err.startswith(f"{tmp_path / 'course'}: the title holds the control character U+0007\n")
+@pytest.mark.parametrize(
+    "title, what",
+    [("Bell\x07s", "the control character U+0007"), ("Caf\udce9", "a byte that is not UTF-8, read as U+DCE9")],
+)
+def test_a_title_with_a_character_that_is_not_text_is_refused(tmp_path, capsys, title, what):
+    err = refused(capsys, tmp_path / "course", "--title", title)  # "\udce9": byte 0xe9 of a Latin-1 command line
+    assert err.startswith(f"{tmp_path / 'course'}: the title holds {what}\n")
     assert not (tmp_path / "course").exists()
+
