@@ -3,11 +3,10 @@ coursegen's bfloat16 extra for ml_dtypes, the course's requirements.txt for anyt
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
-from helpers import run_cli
+from helpers import clean_env, run_cli
 
 from coursegen import __version__
 
@@ -34,7 +33,7 @@ def test_a_course_package_that_needs_ml_dtypes_names_the_bfloat16_extra(tmp_path
     assert run_cli(capsys, "init", course)[0] == 0
     growth = course / "kernels" / "growth.py"
     growth.write_text("import ml_dtypes\n" + growth.read_text())
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = clean_env()
     done = subprocess.run(
         [sys.executable, "-c", WITHOUT_ML_DTYPES, "--root", course, "check"],
         capture_output=True,

@@ -115,4 +115,3 @@ def test_a_title_with_a_character_that_is_not_text_is_refused(tmp_path, capsys, 
     err = refused(capsys, tmp_path / "course", "--title", title)  # "\udce9": byte 0xe9 of a Latin-1 command line
     assert err.startswith(f"{tmp_path / 'course'}: the title holds {what}\n")
     assert not (tmp_path / "course").exists()
-

@@ -5,8 +5,8 @@ The `uses:` steps are GitHub's own (checkout: the course folder is the checkout;
 venv, first on PATH; configure-pages, upload-pages-artifact: the test reads site/ instead). There is no
 index here, so pip is configured (by its environment variables, not by editing the step) to take
 coursegen from the wheel of this repository and coursegen's dependencies from the test venv, which
-the fresh venv sees through a `.pth` line: never from the base interpreter, whose site-packages are
-empty on a clean machine.
+the fresh venv sees through a `.pth` line (helpers.make_venv): never from the base interpreter, whose
+site-packages are empty on a clean machine.
 
 Slow (a wheel, a venv, an install and a build: about half a minute), but part of the normal suite.
 """
@@ -16,33 +16,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
-from helpers import read_yaml, run_workflow_step
+from helpers import clean_env, make_venv, read_yaml, run_workflow_step
 from test_wheel import run, wheel  # noqa: F401 - `wheel` is the module-scoped fixture this file uses too
 
 from coursegen import __version__
 
 pytestmark = pytest.mark.slow
 HASH_FILES = re.compile(r"hashFiles\('([^']+)'\) != ''")
-
-
-def fresh_venv(folder: Path) -> Path:
-    """Make a venv whose only packages, besides its own, are the test venv's (named in a .pth file)."""
-    run([sys.executable, "-m", "venv", folder], cwd=folder.parent)
-    site = subprocess.run(
-        [folder / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    Path(site, "coursegen-test-venv.pth").write_text("".join(f"{path}\n" for path in sorted(ours)))
-    return folder
 
 
 def condition_holds(condition: str, course: Path) -> bool:
@@ -55,7 +38,7 @@ def condition_holds(condition: str, course: Path) -> bool:
 def run_workflow(course: Path, venv: Path, pip_env: dict[str, str]) -> list[str]:
     """Run the build job's `run:` steps in order; return the commands run (skipped steps are left out)."""
     flow = read_yaml((course / ".github" / "workflows" / "pages.yml").read_text())
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env = clean_env()
     env.update(pip_env, PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}", GITHUB_WORKSPACE=str(course))
     ran = []
     for step in flow["jobs"]["build"]["steps"]:
@@ -71,7 +54,7 @@ def run_workflow(course: Path, venv: Path, pip_env: dict[str, str]) -> list[str]
 @pytest.fixture
 def course(tmp_path, wheel) -> Path:  # noqa: F811 - the imported fixture, asked for by name
     """A fresh `init` course, made by the wheel's own coursegen in a venv of its own."""
-    maker = fresh_venv(tmp_path / "maker")
+    maker = make_venv(tmp_path / "maker").parent.parent
     run([maker / "bin" / "python", "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheel], cwd=tmp_path)
     run([maker / "bin" / "coursegen", "init", "tides", "--title", "Tides"], cwd=tmp_path)
     return tmp_path / "tides"
@@ -85,7 +68,7 @@ OFFLINE_PIP = {"PIP_NO_INDEX": "1", "PIP_NO_DEPS": "1", "PIP_IGNORE_INSTALLED": 
 
 def test_the_workflow_of_a_new_course_installs_the_pinned_coursegen_and_builds_the_site(course, wheel, tmp_path):  # noqa: F811
     assert f"\ncoursegen=={__version__}\n" in (course / "requirements.txt").read_text()
-    venv = fresh_venv(tmp_path / "runner")
+    venv = make_venv(tmp_path / "runner").parent.parent
     ran = run_workflow(course, venv, {**OFFLINE_PIP, "PIP_FIND_LINKS": str(wheel.parent)})
     assert ran == ["python -m pip install -r requirements.txt", "coursegen build --strict"]  # no npm: no lock file
     check_the_runner_built_the_site_with_its_own_coursegen(course, venv)
@@ -98,7 +81,7 @@ def test_the_requirements_line_may_name_a_wheel_committed_to_the_course(course, 
     requirements = course / "requirements.txt"
     text = requirements.read_text().replace(f"\ncoursegen=={__version__}\n", f"\n./wheels/{wheel.name}\n")
     requirements.write_text(text)
-    venv, nowhere = fresh_venv(tmp_path / "runner"), tmp_path / "no-index"
+    venv, nowhere = make_venv(tmp_path / "runner").parent.parent, tmp_path / "no-index"
     nowhere.mkdir()
     assert run_workflow(course, venv, {**OFFLINE_PIP, "PIP_FIND_LINKS": str(nowhere)})[0].endswith(
         "-r requirements.txt"

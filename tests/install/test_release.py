@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import REPO, read_yaml, run_workflow_step
+from helpers import REPO, clean_env, read_yaml, run_workflow_step
 from test_wheel import SOURCES, run
 
 from coursegen import __version__
@@ -117,7 +117,7 @@ def test_the_release_refuses_a_tag_of_another_version_or_an_undated_entry(tmp_pa
     step = next(s for s in read_yaml(RELEASE.read_text())["jobs"]["build"]["steps"] if "CHANGELOG" in s.get("name", ""))
     shutil.copytree(REPO / "coursegen", tmp_path / "coursegen", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "CHANGELOG.md").write_text(f"# Changelog\n\n{entry}\n\n- Something.\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = clean_env()
     env.update(GITHUB_REF_NAME=tag, PATH=f"{BIN}{os.pathsep}{env['PATH']}")
     done = run_workflow_step(step["run"], tmp_path, env)
     assert (done.returncode == 0) == passes, done.stdout + done.stderr
