@@ -13,13 +13,14 @@ Slow (a wheel, a venv, an install and a build: about half a minute), but part of
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from helpers import clean_env, make_venv, read_yaml, run_workflow_step
+from helpers import REPO, clean_env, make_venv, read_yaml, run_workflow_step
 from test_wheel import run, wheel  # noqa: F401 - `wheel` is the module-scoped fixture this file uses too
 
 from coursegen import __version__
@@ -97,3 +98,39 @@ def check_the_runner_built_the_site_with_its_own_coursegen(course: Path, venv: P
     site = course / "site"  # what upload-pages-artifact uploads
     assert {"index.html", "welcome.html", "practice.html", "404.html"} <= {p.name for p in site.iterdir()}
     assert "Tides" in (site / "index.html").read_text()
+
+
+def pin_pyodide_with_npm(course: Path) -> None:
+    """Write the package.json and package-lock.json that `npm install pyodide@314.0.7` writes, taking the
+    locked entries (pyodide and what it depends on) from this repository's lock, so `npm ci` can install them
+    offline from npm's cache (scripts/test.sh's own `npm ci` filled it)."""
+    packages = json.loads((REPO / "package-lock.json").read_text())["packages"]
+    locked: dict[str, dict] = {}
+    todo = ["pyodide"]
+    while todo:
+        key = f"node_modules/{todo.pop()}"
+        if key not in locked:
+            locked[key] = packages[key]
+            todo.extend(packages[key].get("dependencies", {}))
+    manifest = {"dependencies": {"pyodide": "^" + locked["node_modules/pyodide"]["version"]}}
+    (course / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    lock = {"name": "tides", "lockfileVersion": 3, "requires": True, "packages": {"": manifest, **locked}}
+    (course / "package-lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+
+
+def test_a_course_that_self_hosts_pyodide_gets_it_from_its_npm_lock(course, wheel, tmp_path):  # noqa: F811
+    """docs/hosting.md: a course with a package-lock.json runs the Node steps, and the build copies that Pyodide."""
+    pin_pyodide_with_npm(course)
+    config = course / "course.yaml"
+    config.write_text(config.read_text() + "pyodide:\n  source: local\n")
+    venv = make_venv(tmp_path / "runner").parent.parent
+    ran = run_workflow(course, venv, {**OFFLINE_PIP, "PIP_FIND_LINKS": str(wheel.parent), "npm_config_offline": "true"})
+    assert ran == [
+        "python -m pip install -r requirements.txt",
+        "npm ci --omit=dev --no-audit --no-fund",
+        "coursegen build --strict",
+    ]
+    check_the_runner_built_the_site_with_its_own_coursegen(course, venv)
+    site = course / "site"
+    assert (site / "pyodide" / "pyodide.mjs").read_bytes() == (course / "node_modules/pyodide/pyodide.mjs").read_bytes()
+    assert "cdn.jsdelivr.net" not in (site / "welcome.html").read_text()
