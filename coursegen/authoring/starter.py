@@ -138,6 +138,6 @@ def init_course(folder: Path, title: str = "") -> list[str]:
         fail(
             str(err.filename or folder),
             f"cannot write the new course: {err.strerror or err}",
-            "nothing was left behind; check the folder's permissions and free space, then run init again",
+            "nothing was left behind; run init again once that is put right (a file in the way, permissions, space)",
         )
     return list(files)
