@@ -12,7 +12,11 @@ in `serve`), never in the build itself:
   that place, reports it, and starts a fresh worker for the next call;
 - the worker's address space is capped (`limits: {memory_mb: …}`, default 4096), so a runaway
   allocation fails there with MemoryError or ends the worker, not the machine;
-- a worker that dies for any other reason (a crash, `os._exit`) is reported and replaced.
+- a worker that dies for any other reason (a crash, `os._exit`) is reported and replaced;
+- the worker leads a process group of its own, and whatever the course's code starts (a
+  `subprocess`, an `os.fork()`) stays in it: ending the worker ends the whole group, and a worker
+  whose build has gone ends its group itself, so nothing the course started outlives the build
+  (a child that makes a session of its own, `setsid`, leaves the group, and is beyond this).
 
 A call names a module-level function of coursegen and its arguments (both pickled); the function
 reports author mistakes by raising CalcError or EntryError, which come back as they were raised.
@@ -201,6 +205,7 @@ class Worker:
                 [sys.executable, "-c", code, str(theirs.fileno()), str(dump_write), str(memory_mb)],
                 pass_fds=(theirs.fileno(), dump_write),
                 stdin=subprocess.DEVNULL,
+                process_group=0,
             )
         theirs.close()
         os.close(dump_write)
@@ -258,8 +263,9 @@ class Worker:
                 time.sleep(0.005)
             stuck = self.alive()
         if stuck:
-            self.process.kill()
+            _kill_group(self.process)
         status = self.process.wait()
+        _kill_group(self.process)  # what the course's code started, the worker gone or not
         report = _read_all(self.dump_read)
         where = _innermost_course_frame(report, root)
         if stuck or report.startswith("Timeout"):
@@ -268,9 +274,8 @@ class Worker:
         return AuthorCodeStopped(f"ended the Python process running it ({how}; out of memory?)", False, where)
 
     def stop(self) -> None:
-        """End the worker and close its pipes."""
-        if self.alive():
-            self.process.kill()
+        """End the worker, and every process the course's code started in it, and close its pipes."""
+        _kill_group(self.process)
         self.process.wait()
         self.connection.close()
         try:
@@ -301,11 +306,16 @@ class _Forked:
         if self.pid == 0:
             status = 1
             try:
+                os.setpgid(0, 0)
                 _close_all_but(connection_fd, dump_fd)
                 _serve(connection_fd, dump_fd, memory_mb)
                 status = 0
             finally:
                 os._exit(status)  # never return into the build's code
+        try:  # the child does so too: whichever runs first, the group exists before a kill can be sent to it
+            os.setpgid(self.pid, self.pid)
+        except OSError:  # the child has already made it, or has ended
+            pass
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -319,9 +329,16 @@ class _Forked:
             self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
         return self.returncode
 
-    def kill(self) -> None:
-        if self.poll() is None:
-            os.kill(self.pid, signal.SIGKILL)
+
+def _kill_group(process) -> None:
+    """Kill the worker's process group: the worker and whatever the course's code started in it.
+
+    The group is the worker's own (its id the worker's pid) as long as a member lives, so this never
+    reaches the build's group."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # the worker and all it started have ended
+        pass
 
 
 def _close_all_but(*keep: int) -> None:
@@ -386,7 +403,8 @@ def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
     while True:
         try:
             serial, function, arg_tuples, seconds = connection.recv()
-        except (EOFError, OSError):  # the build has ended
+        except (EOFError, OSError):  # the build has ended: so does what the course's code started
+            _end_own_group()
             return
         outcomes, sent = [], time.monotonic()
         for index, args in enumerate(arg_tuples):
@@ -397,13 +415,22 @@ def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
                     connection.send((serial, outcomes))
                 except (pickle.PicklingError, TypeError, AttributeError):
                     connection.send((serial, [("bug", traceback.format_exc())]))
-                except OSError:
+                except OSError:  # the build has ended
+                    _end_own_group()
                     return
                 outcomes, sent = [], time.monotonic()
             if failed:
                 break
         for stream in (sys.stdout, sys.stderr):  # what the course's code printed (a fork ends without flushing)
             stream.flush()
+
+
+def _end_own_group() -> None:
+    """Kill the worker's process group, this worker included, if the worker leads one (it always should)."""
+    if os.getpgid(0) == os.getpid():
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.killpg(0, signal.SIGKILL)
 
 
 def _run_one(function, args: tuple, seconds: float, dump) -> tuple:
