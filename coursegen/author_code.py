@@ -56,6 +56,9 @@ SEND_EVERY = 0.02  # seconds: the worker sends the results it has at least this 
 GRACE = 2.0  # seconds the build waits beyond the limit for the worker's own watchdog to report
 LIMITS_KEYS = {"seconds": object, "memory_mb": object}
 MIN_MEMORY_MB = 256  # below this the worker cannot even import numpy
+MAX_MEMORY_MB = 1 << 20  # 1 TiB: a cap above any machine's memory caps nothing (and far above, the OS refuses it)
+MIN_SECONDS = 0.1  # below this not even the worker's start and the kernels' import finish: every page would fail
+MAX_SECONDS = 3600
 FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in ')
 
 
@@ -159,18 +162,21 @@ def parse_limits(data, path: str, problems: Problems) -> Limits:
 
     good = check(data, Schema("limits", LIMITS_KEYS), path, problems)
     seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
         problems.error(
             path,
             good.line_of("seconds"),
-            f"limits: seconds must be a number of seconds from 0 to 3600, found {seconds!r}",
+            f"limits: seconds must be a number of seconds from {MIN_SECONDS:g} to {MAX_SECONDS}, found {seconds!r}",
+            f"it is the time each call of the course's Python may take; the default is {DEFAULT_SECONDS:g}",
         )
         seconds = Limits.seconds
-    if isinstance(memory, bool) or not isinstance(memory, int) or memory < MIN_MEMORY_MB:
+    if isinstance(memory, bool) or not isinstance(memory, int) or not MIN_MEMORY_MB <= memory <= MAX_MEMORY_MB:
         problems.error(
             path,
             good.line_of("memory_mb"),
-            f"limits: memory_mb must be a whole number of MiB, at least {MIN_MEMORY_MB}, found {memory!r}",
+            f"limits: memory_mb must be a whole number of MiB from {MIN_MEMORY_MB} to {MAX_MEMORY_MB} (1 TiB), "
+            f"found {memory!r}",
+            f"it caps the memory of the course's Python; the default is {DEFAULT_MEMORY_MB}",
         )
         memory = Limits.memory_mb
     return Limits(float(seconds), memory)

@@ -22,6 +22,7 @@ BASE_URL = re.compile(
     r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
     r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$"
 )
+PORT = re.compile(r"^https?://(?:\[[^\]]*\]|[^/:]*)(?::(\d+))?")  # of a base_url that BASE_URL matched
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,13 @@ def parse_config(
             "write a host and an optional path, such as https://example.org/course/; "
             "no spaces, quotes, ';', ',', '?' or '#'",
         )
+    elif base_url and (port := _port(base_url)) and not 0 < int(port) <= 65535:
+        problems.error(
+            path,
+            data.line_of("base_url"),
+            f"base_url {base_url!r} has port {port}, which no address can have",
+            "ports run from 1 to 65535; leave the port out for the usual one (443 for https)",
+        )
     pyodide = top.get("pyodide", LineDict())
     if pyodide.get("source", "cdn") not in ("cdn", "local"):
         problems.error(
@@ -221,6 +229,12 @@ def parse_config(
         callouts=_callouts(top, data, path, problems),
         csp=_csp_sources(top, path, problems),
     )
+
+
+def _port(base_url: str) -> str:
+    """Return the port a base_url names, as written, or ''."""
+    found = PORT.match(base_url)
+    return (found.group(1) or "") if found else ""
 
 
 def _extensions(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[str, ...]:
