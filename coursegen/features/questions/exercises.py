@@ -321,26 +321,25 @@ def _brief(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def written(value, name: str, line: int = 0):
+def written(value, name: str, line: int = 0, whose: str = "the reference returns"):
     """Return a reference's result as the data the page is given (arrays and tuples as lists, numpy
     numbers as numbers), or raise CaseError for a value no page can be given the same way every build:
     a set (its order follows the hash seed), a generator, an array of objects, an object's repr."""
     if hasattr(value, "tolist") and getattr(getattr(value, "dtype", None), "kind", "") == "O":
         raise CaseError(
-            f"check '{name}': the reference returns an array of Python objects (dtype=object), "
-            "which cannot be written into the page",
+            f"check '{name}': {whose} an array of Python objects (dtype=object), which cannot be written into the page",
             "return an array of numbers, or a list",
             line,
         )
     if hasattr(value, "tolist"):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
-        return [written(item, name, line) for item in value]
+        return [written(item, name, line, whose) for item in value]
     if isinstance(value, dict):
-        return {_key(key, name, line): written(item, name, line) for key, item in value.items()}
+        return {_key(key, name, line, whose): written(item, name, line, whose) for key, item in value.items()}
     if isinstance(value, str) and (address := ADDRESS.search(value)):
         raise CaseError(
-            f"check '{name}': the reference returns text holding a memory address "
+            f"check '{name}': {whose} text holding a memory address "
             f"({address.group(0)[4:-1]}), which changes on every run",
             "return the values themselves, not an object's repr",
             line,
@@ -348,23 +347,20 @@ def written(value, name: str, line: int = 0):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise CaseError(
-        f"check '{name}': the reference returns {_kind(value)}, which cannot be written into the page the same way "
-        "every build",
+        f"check '{name}': {whose} {_kind(value)}, which cannot be written into the page the same way every build",
         "return sorted(…) for a set, list(…) for a generator; numbers, text, lists and dicts are kept",
         line,
     )
 
 
-def _key(key, name: str, line: int) -> str:
+def _key(key, name: str, line: int, whose: str) -> str:
     """Return a dict key as the page's text key (as the learner's are made: str(key)), plain keys only."""
     if key is None or isinstance(key, (bool, int, float, str)):
         return str(key)
     if isinstance(key, tuple):
-        written(list(key), name, line)  # a tuple of plain values reads the same every build
+        written(list(key), name, line, whose)  # a tuple of plain values reads the same every build
         return str(key)
-    raise CaseError(
-        f"check '{name}': the reference returns a dict keyed by {_kind(key)}", "key it by text or numbers", line
-    )
+    raise CaseError(f"check '{name}': {whose} a dict keyed by {_kind(key)}", "key it by text or numbers", line)
 
 
 def _kind(value) -> str:
@@ -416,7 +412,7 @@ def _generated(case: dict, number: int) -> list:
         raise CaseError(
             f"check '{case['name']}': 'generate' must give the list of arguments, not {type(args).__name__}", line=line
         )
-    return rounded(written(list(args), case["name"], line), case["name"], line)
+    return rounded(written(list(args), case["name"], line, "'generate' gives"), case["name"], line)
 
 
 def rounded(value, name: str, line: int = 0):
