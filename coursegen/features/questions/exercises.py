@@ -17,6 +17,7 @@ import json
 import math
 import random
 import re
+import sys
 from pathlib import Path
 
 from markdown_it.token import Token
@@ -44,6 +45,8 @@ DEFAULT_TOLERANCE = 1e-9
 MIN_TOLERANCE = 1e-10  # baked floats keep 12 significant digits: a tighter tolerance could fail on them
 FIGURES = 12
 MAX_GENERATED = 50
+MAX_EXACT_INT = 2**53  # the page reads its cases with JSON.parse: whole numbers beyond this lose digits
+MAX_FLOAT = int(sys.float_info.max)  # and beyond this it reads Infinity
 MAX_CODE = (
     50_000  # characters of a starter or reference: Python takes seconds to read millions, and no learner wants them
 )
@@ -301,7 +304,7 @@ def _bake(target, solution: str, function: str, cases: list, tolerance: float, n
                 ) from None
             if "expected" not in case:
                 value = written(value, case["name"], line)
-            entry["expected"] = rounded(case.get("expected", value), case["name"], line)
+            entry["expected"] = rounded(case.get("expected", value), case["name"], line, exact=False)
         baked.append(entry)
     report = exercise_harness.run(solution, function, baked, tolerance, names=names)
     for result in report.get("results", []):
@@ -415,16 +418,31 @@ def _generated(case: dict, number: int) -> list:
     return rounded(written(list(args), case["name"], line, "'generate' gives"), case["name"], line)
 
 
-def rounded(value, name: str, line: int = 0):
-    """Return JSON data with floats kept to 12 significant digits: no round-off differences on the page."""
+def rounded(value, name: str, line: int = 0, exact: bool = True):
+    """Return JSON data with floats kept to 12 significant digits: no round-off differences on the page.
+
+    The page reads the cases with JavaScript's JSON.parse, whose numbers are floats: a whole number
+    beyond 2**53 reaches the learner's code changed, so inputs (`exact`) may not hold one, and an
+    expected value (compared within the tolerance) may not be beyond the largest float."""
     if isinstance(value, float):
         if not math.isfinite(value):
             raise CaseError(f"check '{name}' has a value that is not finite: {value}", line=line)
         return float(f"{value:.{FIGURES}g}")
     if isinstance(value, (list, tuple)):
-        return [rounded(item, name, line) for item in value]
+        return [rounded(item, name, line, exact) for item in value]
     if isinstance(value, dict):
-        return {str(key): rounded(item, name, line) for key, item in value.items()}
+        return {str(key): rounded(item, name, line, exact) for key, item in value.items()}
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > (MAX_EXACT_INT if exact else MAX_FLOAT):
+        raise CaseError(
+            f"check '{name}' has the whole number {_brief(value, 24)} ({len(str(abs(value)))} digits), larger than "
+            + (
+                "the page reads exactly (2**53), so the learner's code would be given another"
+                if exact
+                else "the page can read (about 1.8e308)"
+            ),
+            "use a float, or a smaller number",
+            line,
+        )
     if value is None or isinstance(value, (bool, int, str)):
         return value
     raise CaseError(
