@@ -178,12 +178,11 @@ def taken_name(root: Path, entry: str, line: int, problems: Problems) -> bool:
         return False
     whose = "one of coursegen's own modules" if top == "coursegen" else "a standard-library module"
     file = entry.replace(".", "/") + ".py"
-    problems.error(
-        CONFIG_NAME,
-        line,
-        f"extension '{entry}' is the name of {whose}, so the course's own module of that name would never run",
-        f"list the course's file as {file}" if (root / file).is_file() else "give the extension a name of its own",
-    )
+    if (root / file).is_file():
+        message, hint = f"so the course's {file} would never run", f"list the course's file as {file}"
+    else:
+        message, hint = "not one of the course's", "give the extension a name of its own"
+    problems.error(CONFIG_NAME, line, f"extension '{entry}' names {whose}, {message}", hint)
     return True
 
 
