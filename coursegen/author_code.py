@@ -313,6 +313,8 @@ class _Forked:
             status = 1
             try:
                 os.setpgid(0, 0)
+                # a group outside the terminal's foreground one is stopped if it reads the terminal: read nothing
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
                 _close_all_but(connection_fd, dump_fd)
                 _serve(connection_fd, dump_fd, memory_mb)
                 status = 0
