@@ -12,7 +12,11 @@ in `serve`), never in the build itself:
   that place, reports it, and starts a fresh worker for the next call;
 - the worker's address space is capped (`limits: {memory_mb: …}`, default 4096), so a runaway
   allocation fails there with MemoryError or ends the worker, not the machine;
-- a worker that dies for any other reason (a crash, `os._exit`) is reported and replaced.
+- a worker that dies for any other reason (a crash, `os._exit`) is reported and replaced;
+- the worker leads a process group of its own, and whatever the course's code starts (a
+  `subprocess`, an `os.fork()`) stays in it: ending the worker ends the whole group, and a worker
+  whose build has gone ends its group itself, so nothing the course started outlives the build
+  (a child that makes a session of its own, `setsid`, leaves the group, and is beyond this).
 
 A call names a module-level function of coursegen and its arguments (both pickled); the function
 reports author mistakes by raising CalcError or EntryError, which come back as they were raised.
@@ -52,6 +56,9 @@ SEND_EVERY = 0.02  # seconds: the worker sends the results it has at least this 
 GRACE = 2.0  # seconds the build waits beyond the limit for the worker's own watchdog to report
 LIMITS_KEYS = {"seconds": object, "memory_mb": object}
 MIN_MEMORY_MB = 256  # below this the worker cannot even import numpy
+MAX_MEMORY_MB = 1 << 20  # 1 TiB: a cap above any machine's memory caps nothing (and far above, the OS refuses it)
+MIN_SECONDS = 0.1  # below this not even the worker's start and the kernels' import finish: every page would fail
+MAX_SECONDS = 3600
 FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in ')
 
 
@@ -155,18 +162,21 @@ def parse_limits(data, path: str, problems: Problems) -> Limits:
 
     good = check(data, Schema("limits", LIMITS_KEYS), path, problems)
     seconds, memory = good.get("seconds", Limits.seconds), good.get("memory_mb", Limits.memory_mb)
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= 3600:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
         problems.error(
             path,
             good.line_of("seconds"),
-            f"limits: seconds must be a number of seconds from 0 to 3600, found {seconds!r}",
+            f"limits: seconds must be a number of seconds from {MIN_SECONDS:g} to {MAX_SECONDS}, found {seconds!r}",
+            f"it is the time each call of the course's Python may take; the default is {DEFAULT_SECONDS:g}",
         )
         seconds = Limits.seconds
-    if isinstance(memory, bool) or not isinstance(memory, int) or memory < MIN_MEMORY_MB:
+    if isinstance(memory, bool) or not isinstance(memory, int) or not MIN_MEMORY_MB <= memory <= MAX_MEMORY_MB:
         problems.error(
             path,
             good.line_of("memory_mb"),
-            f"limits: memory_mb must be a whole number of MiB, at least {MIN_MEMORY_MB}, found {memory!r}",
+            f"limits: memory_mb must be a whole number of MiB from {MIN_MEMORY_MB} to {MAX_MEMORY_MB} (1 TiB), "
+            f"found {memory!r}",
+            f"it caps the memory of the course's Python; the default is {DEFAULT_MEMORY_MB}",
         )
         memory = Limits.memory_mb
     return Limits(float(seconds), memory)
@@ -201,6 +211,7 @@ class Worker:
                 [sys.executable, "-c", code, str(theirs.fileno()), str(dump_write), str(memory_mb)],
                 pass_fds=(theirs.fileno(), dump_write),
                 stdin=subprocess.DEVNULL,
+                process_group=0,
             )
         theirs.close()
         os.close(dump_write)
@@ -258,8 +269,9 @@ class Worker:
                 time.sleep(0.005)
             stuck = self.alive()
         if stuck:
-            self.process.kill()
+            _kill_group(self.process)
         status = self.process.wait()
+        _kill_group(self.process)  # what the course's code started, the worker gone or not
         report = _read_all(self.dump_read)
         where = _innermost_course_frame(report, root)
         if stuck or report.startswith("Timeout"):
@@ -268,9 +280,8 @@ class Worker:
         return AuthorCodeStopped(f"ended the Python process running it ({how}; out of memory?)", False, where)
 
     def stop(self) -> None:
-        """End the worker and close its pipes."""
-        if self.alive():
-            self.process.kill()
+        """End the worker, and every process the course's code started in it, and close its pipes."""
+        _kill_group(self.process)
         self.process.wait()
         self.connection.close()
         try:
@@ -301,11 +312,18 @@ class _Forked:
         if self.pid == 0:
             status = 1
             try:
+                os.setpgid(0, 0)
+                # a group outside the terminal's foreground one is stopped if it reads the terminal: read nothing
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
                 _close_all_but(connection_fd, dump_fd)
                 _serve(connection_fd, dump_fd, memory_mb)
                 status = 0
             finally:
                 os._exit(status)  # never return into the build's code
+        try:  # the child does so too: whichever runs first, the group exists before a kill can be sent to it
+            os.setpgid(self.pid, self.pid)
+        except OSError:  # the child has already made it, or has ended
+            pass
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -319,9 +337,16 @@ class _Forked:
             self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
         return self.returncode
 
-    def kill(self) -> None:
-        if self.poll() is None:
-            os.kill(self.pid, signal.SIGKILL)
+
+def _kill_group(process) -> None:
+    """Kill the worker's process group: the worker and whatever the course's code started in it.
+
+    The group is the worker's own (its id the worker's pid) as long as a member lives, so this never
+    reaches the build's group."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # the worker and all it started have ended
+        pass
 
 
 def _close_all_but(*keep: int) -> None:
@@ -386,7 +411,8 @@ def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
     while True:
         try:
             serial, function, arg_tuples, seconds = connection.recv()
-        except (EOFError, OSError):  # the build has ended
+        except (EOFError, OSError):  # the build has ended: so does what the course's code started
+            _end_own_group()
             return
         outcomes, sent = [], time.monotonic()
         for index, args in enumerate(arg_tuples):
@@ -397,13 +423,22 @@ def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
                     connection.send((serial, outcomes))
                 except (pickle.PicklingError, TypeError, AttributeError):
                     connection.send((serial, [("bug", traceback.format_exc())]))
-                except OSError:
+                except OSError:  # the build has ended
+                    _end_own_group()
                     return
                 outcomes, sent = [], time.monotonic()
             if failed:
                 break
         for stream in (sys.stdout, sys.stderr):  # what the course's code printed (a fork ends without flushing)
             stream.flush()
+
+
+def _end_own_group() -> None:
+    """Kill the worker's process group, this worker included, if the worker leads one (it always should)."""
+    if os.getpgid(0) == os.getpid():
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.killpg(0, signal.SIGKILL)
 
 
 def _run_one(function, args: tuple, seconds: float, dump) -> tuple:

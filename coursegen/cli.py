@@ -118,17 +118,42 @@ def _jobs(text: str) -> int:
     return int(text)
 
 
+MAX_NEW_SLUG = 80  # characters: a file name holds 255 bytes, and a page address read aloud far fewer
+
+
 def _new(root: Path, args) -> int:
     """Create a unit from its skeleton; print where it went, or the problem."""
     from coursegen.authoring.scaffold import new_unit
 
     try:
+        _check_new_slug(args.title, args.slug)
         made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part)
     except ContentError as err:
         print(err, file=sys.stderr)
         return 1
     print(f"created {made.path} ({args.kind} {made.number}) and listed it in course.yaml")
     return 0
+
+
+def _check_new_slug(title: str, slug: str) -> None:
+    """Refuse a --slug that is no slug (blaming the option, not the title), and a slug too long for a file
+    name and an address, made from a long title or given; raise ContentError."""
+    from coursegen.authoring.scaffold import slugify
+    from coursegen.errors import Problem
+    from coursegen.stages.config import SLUG
+
+    made = slugify(slug or title)
+    suggestion = made if len(made) <= MAX_NEW_SLUG else made[: MAX_NEW_SLUG + 1].rsplit("-", 1)[0]  # whole words
+    if slug and not SLUG.match(slug):
+        hint = f"for example --slug {suggestion or 'first-steps'}"
+        message = f"--slug {slug!r} is not a slug: use lowercase letters, digits and single hyphens"
+    elif len(slug or made) > MAX_NEW_SLUG:
+        hint = f"give a shorter one, for example --slug {suggestion}"
+        origin = "--slug" if slug else "the slug made from the title"
+        message = f"{origin} is {len(slug or made)} characters long; a unit's slug may have at most {MAX_NEW_SLUG}"
+    else:
+        return
+    raise ContentError([Problem("coursegen new", 0, 0, message, hint)])
 
 
 def _init(folder: Path, title: str) -> int:

@@ -22,6 +22,7 @@ BASE_URL = re.compile(
     r"^https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?"
     r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$"
 )
+PORT = re.compile(r"^https?://(?:\[[^\]]*\]|[^/:]*)(?::(\d+))?")  # of a base_url that BASE_URL matched
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,35 @@ CSP_DIRECTIVES = (
     "worker-src",
     "manifest-src",
 )
-CSP_SOURCE = re.compile(r"^(?:https?://[A-Za-z0-9.*-]+(?::\d+)?(?:/[^\s;,']*)?|https?:|data:|blob:|'self')$")
+CSP_SOURCE = re.compile(
+    r"^(?:https?://(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d+)?(?:/[^\s;,'*]*)?|https?:|data:|blob:|'self')$"
+)
+# Sources that would let a page run code the course did not ship, refused per directive. A script
+# (or worker: default-src stands in for both where they are unset) may come only from a named https
+# origin or folder: a data: or blob: address is itself the script, a bare scheme or a wildcard
+# admits any host's, and plain http lets anyone on the way swap it. A frame or a stylesheet may not
+# be written into its address either (a data: or blob: frame can pass for the site's own page).
+CODE_DIRECTIVES = ("default-src", "script-src", "worker-src")
+NO_INLINE_DIRECTIVES = ("frame-src", "style-src")
+
+
+def csp_refusal(directive: str, source: str) -> str:
+    """Return why `source` may not widen `directive` (a source CSP_SOURCE already matched), or ''."""
+    if directive == "worker-src" and source == "blob:":  # the policy has it already: the widgets' worker is one
+        return ""
+    code = directive in CODE_DIRECTIVES
+    runs = "run" if code else "show"
+    if source in ("data:", "blob:") and (code or directive in NO_INLINE_DIRECTIVES):
+        return f"a {source} address is its own content, so the page would {runs} whatever it holds"
+    if source in ("https:", "http:") and (code or directive in NO_INLINE_DIRECTIVES):
+        return f"it allows every host on the web, so the page would {runs} anything from anywhere"
+    if code and "://*." in source:
+        return "a wildcard allows every subdomain, so the page would run scripts from hosts no one checked"
+    if code and source.startswith("http://"):
+        return "a script sent over plain http can be replaced on its way"
+    return ""
+
+
 PYTHON = Schema("python", {"package": str})
 PYODIDE = Schema("pyodide", {"source": str, "version": str, "path": str, "integrity": str})
 THEME = Schema(
@@ -148,6 +177,13 @@ def parse_config(
             "write a host and an optional path, such as https://example.org/course/; "
             "no spaces, quotes, ';', ',', '?' or '#'",
         )
+    elif base_url and (port := _port(base_url)) and not 0 < int(port) <= 65535:
+        problems.error(
+            path,
+            data.line_of("base_url"),
+            f"base_url {base_url!r} has port {port}, which no address can have",
+            "ports run from 1 to 65535; leave the port out for the usual one (443 for https)",
+        )
     pyodide = top.get("pyodide", LineDict())
     if pyodide.get("source", "cdn") not in ("cdn", "local"):
         problems.error(
@@ -195,6 +231,12 @@ def parse_config(
     )
 
 
+def _port(base_url: str) -> str:
+    """Return the port a base_url names, as written, or ''."""
+    found = PORT.match(base_url)
+    return (found.group(1) or "") if found else ""
+
+
 def _extensions(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[str, ...]:
     """Return `extensions:` (module names or .py files), reporting entries of the wrong kind."""
     entries = top.get("extensions", [])
@@ -239,6 +281,16 @@ def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, t
                 data.line_of(directive),
                 f"CSP {directive} source {bad[0]!r} is not an allowed source",
                 "give origins or folders such as https://example.org or https://example.org/media/",
+            )
+            continue
+        unsafe = [(s, why) for s in sources if (why := csp_refusal(directive, s))]
+        if unsafe:
+            source, why = unsafe[0]
+            problems.error(
+                path,
+                data.line_of(directive),
+                f"CSP {directive} source {source!r} is refused: {why}",
+                "name the https origin or folder it comes from, such as https://cdn.example.org/lib/",
             )
             continue
         good.append((directive, tuple(sources)))

@@ -226,7 +226,7 @@ def parse_one(md: CourseParser, source: Source, ctx: ParseContext) -> tuple:
     problems = Problems()
     try:
         page = parse_source(md, source, ctx, problems)
-    except Exception as err:
+    except (Exception, SystemExit, KeyboardInterrupt) as err:  # a course extension's rule may exit, too
         problem = parse_failure(err, source.path, ctx.root)
         if problem is None:
             raise

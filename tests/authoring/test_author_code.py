@@ -5,7 +5,10 @@ from __future__ import annotations
 import builtins
 import os
 import runpy
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from helpers import run_cli
@@ -82,6 +85,67 @@ def test_system_exit_in_a_call_never_ends_the_build(tmp_path):
     with pytest.raises(RuntimeError, match="SystemExit: 0"):
         call(FAST, tmp_path, builtins.exec, "import sys; sys.exit(0)")
     assert call(FAST, tmp_path, builtins.eval, "1 + 1") == 2
+
+
+def running(pid: int) -> bool:
+    """Return whether process `pid` still runs (a zombie waiting for its parent to reap it does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def gone_soon(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not running(pid)
+
+
+START_CHILDREN = (
+    "import os, subprocess\n"
+    "started = [subprocess.Popen(['sleep', '60']).pid]\n"
+    "forked = os.fork()\n"
+    "if forked == 0:\n"
+    "    import time; time.sleep(60); os._exit(0)\n"
+    "started.append(forked)\n"
+)
+
+
+@pytest.mark.usefixtures("how_started")
+def test_processes_the_course_code_starts_end_with_its_worker(tmp_path):
+    namespace_pids = call(FAST, tmp_path, builtins.exec, START_CHILDREN + "import builtins; builtins.STARTED = started")
+    assert namespace_pids is None
+    started = call(FAST, tmp_path, builtins.eval, "__import__('builtins').STARTED")
+    assert len(started) == 2 and all(running(pid) for pid in started)
+    author_code._WORKERS.pop(os.getpid()).stop()
+    assert all(gone_soon(pid) for pid in started)
+
+
+@pytest.mark.usefixtures("how_started")
+def test_a_worker_out_of_time_takes_the_processes_it_started_with_it(tmp_path):
+    code = START_CHILDREN + "open(" + repr(str(tmp_path / "pids")) + ", 'w').write(repr(started))\nwhile True: pass\n"
+    with pytest.raises(AuthorCodeStopped):
+        call(FAST, tmp_path, builtins.exec, code)
+    started = eval((tmp_path / "pids").read_text())
+    assert all(gone_soon(pid) for pid in started)
+
+
+def test_nothing_the_course_code_started_outlives_the_build_command(mini_course):
+    pids = mini_course / "pids"
+    (mini_course / "kernels" / "forker.py").write_text(
+        START_CHILDREN + f"open({str(pids)!r}, 'w').write(repr(started))\nLIMIT = 3\n"
+    )
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "The limit is {calc}`forker.LIMIT`."))
+    config = mini_course / "course.yaml"  # numpy's import alone can take seconds on a busy machine
+    config.write_text(config.read_text().replace("seconds: 2", "seconds: 30"))
+    done = subprocess.run(
+        [sys.executable, "-m", "coursegen", "--root", str(mini_course), "build"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    started = eval(pids.read_text())
+    assert len(started) == 2 and all(gone_soon(pid) for pid in started)
 
 
 @pytest.mark.usefixtures("how_started")

@@ -5,6 +5,10 @@ from __future__ import annotations
 import html
 import re
 import shutil
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 from helpers import FIXTURES, run_cli
@@ -91,8 +95,8 @@ def test_an_extension_that_defines_only_one_hook_is_fine(course):
     [
         (None, "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: FileNotFoundError"),
         (
-            "import nowhere_to_be_found\n",
-            "course.yaml:{line}: extension 'extensions/none.py' cannot be loaded: ModuleNotFoundError",
+            "import nowhere_to_be_found\n",  # at the line of the extension that failed, as a hook's failure is
+            "extensions/none.py:1: extension 'extensions/none.py' cannot be loaded: ModuleNotFoundError",
         ),
         (
             "def check(course, root, problems):\n    return 1 / 0\n",
@@ -232,3 +236,94 @@ def test_a_role_of_an_extension_that_raises_while_a_page_is_parsed_is_a_problem_
     assert status == 1 and "Traceback" not in err, err
     assert "lessons/02-second.md:1: an extension failed on this page: TypeError:" in err
     assert "hint: at extensions/shout.py:5" in err
+
+
+# ---- what course.yaml's csp: may add, directive by directive -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "directive, source, refused",
+    [
+        ("script-src", "https://cdn.example.org/lib/", False),
+        ("script-src", "'self'", False),
+        ("script-src", "data:", True),
+        ("script-src", "blob:", True),
+        ("script-src", "https:", True),
+        ("script-src", "https://*.example.org", True),
+        ("script-src", "http://cdn.example.org", True),
+        ("worker-src", "blob:", False),  # the policy holds it already, for the widgets' worker
+        ("worker-src", "data:", True),
+        ("default-src", "https:", True),
+        ("default-src", "https://*.example.org", True),
+        ("frame-src", "https://*.example.org", False),
+        ("frame-src", "data:", True),
+        ("style-src", "blob:", True),
+        ("img-src", "data:", False),
+        ("img-src", "https:", False),
+        ("img-src", "https://*.example.org", False),
+        ("media-src", "blob:", False),
+        ("connect-src", "http://api.example.org", False),
+    ],
+)
+def test_csp_sources_that_could_run_code_the_course_did_not_ship_are_refused_by_directive(directive, source, refused):
+    from coursegen.stages.config import CSP_SOURCE, csp_refusal
+
+    assert CSP_SOURCE.match(source)
+    assert bool(csp_refusal(directive, source)) is refused
+
+
+def test_a_wildcard_that_is_no_subdomain_is_no_source_at_all(course, capsys):
+    configure(course, 'csp:\n  img-src: ["https://*"]\n')
+    status, _, err = run_cli(capsys, "--root", course, "check")
+    assert status == 1 and "CSP img-src source 'https://*' is not an allowed source" in err, err
+
+
+# ---- extensions out of time, in serve's rebuilds and asleep where no exception reaches ----------
+
+
+def test_an_extension_hook_out_of_time_in_a_serve_rebuild_is_reported_and_the_next_rebuild_recovers(course):
+    from coursegen.pipeline import BuildOptions
+    from coursegen.serve.server import LiveServer
+
+    (course / "spin.py").write_text(
+        "import os\n\n\ndef check(course, root, problems):\n    while os.path.exists(root / 'spin'):\n        pass\n"
+    )
+    configure(course, "extensions: [spin.py]\n")
+    server = LiveServer(course, BuildOptions(), port=0, log=lambda text: None).start(watch=False)
+    try:
+        (course / "spin").write_text("")
+        started = time.monotonic()
+        event = {}
+        rebuild = threading.Thread(target=lambda: event.update(server.rebuild(["spin"])), daemon=True)
+        rebuild.start()  # from a thread of its own, as serve's watcher rebuilds
+        rebuild.join(30)
+        assert not rebuild.is_alive() and time.monotonic() - started < 2 + 10  # the course's limit is 2 s
+        assert event["type"] == "error"
+        assert event["problems"][0].startswith("spin.py:5: extension 'spin' did not finish its check hook within 2 s")
+        (course / "spin").unlink()
+        assert server.rebuild(["spin"])["type"] == "built"
+    finally:
+        server.stop()
+
+
+def test_an_extension_asleep_past_its_limit_ends_the_build_with_its_place(course):
+    (course / "nap.py").write_text("import time\n\n\ndef prepare(root, config, problems):\n    time.sleep(600)\n")
+    configure(course, "extensions: [nap.py]\n")
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "coursegen", "--root", str(course), "build"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1 and time.monotonic() - started < 30
+    assert done.stderr.startswith("nap.py:5: extension 'nap' did not finish its prepare hook within 2 s\n"), done.stderr
+    assert "1 problem(s); nothing was written" in done.stderr and "Traceback" not in done.stderr
+    assert not (course / "site").exists()
+
+
+def test_a_hook_that_returns_in_time_is_never_interrupted_later(course):
+    from coursegen import watchdog
+
+    (course / "quick.py").write_text("def prepare(root, config, problems):\n    return 1\n")
+    configure(course, "extensions: [quick.py]\n")
+    for _ in range(3):
+        build_site(course)
+    time.sleep(2 + watchdog.GRACE + 0.5)  # past every limit those builds' hooks had: nothing lands here

@@ -103,3 +103,24 @@ def test_new_never_writes_through_a_course_yaml_linked_from_outside(mini_course,
     assert err.startswith("course.yaml:1: 'course.yaml' is outside the course")
     assert outside.read_text() == before
     assert not list((mini_course / "lessons").glob("*fresh-start*"))
+
+
+def test_a_title_too_long_for_a_file_name_is_refused_with_a_shorter_slug_suggested(mini_course, capsys):
+    before = (mini_course / "course.yaml").read_text()
+    status, _, err = run_cli(capsys, "--root", mini_course, "new", "lesson", "Long " * 80)
+    assert status == 1 and "Traceback" not in err
+    assert err.startswith(
+        "coursegen new: the slug made from the title is 399 characters long; a unit's slug may have at most 80\n"
+    ), err
+    suggested = err.split("--slug ")[1].split()[0]
+    assert len(suggested) <= 80 and suggested.startswith("long-long") and not suggested.endswith("-")
+    assert (mini_course / "course.yaml").read_text() == before
+    assert run_cli(capsys, "--root", mini_course, "new", "lesson", "Long " * 80, "--slug", suggested)[0] == 0
+
+
+def test_a_slug_option_that_is_no_slug_is_blamed_not_the_title(mini_course, capsys):
+    status, _, err = run_cli(capsys, "--root", mini_course, "new", "lesson", "A/B testing", "--slug", "a/b")
+    assert status == 1
+    assert err.startswith("coursegen new: --slug 'a/b' is not a slug: use lowercase letters, digits and single hyphens")
+    assert "hint: for example --slug a-b" in err and "A/B testing" not in err
+    assert not list((mini_course / "lessons").glob("*a-b*"))

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
+import time
 
 import pytest
 from helpers import FIXTURES, REPO, copy_course, run_cli
@@ -194,3 +197,69 @@ cases:
 ```
 ::::
 """
+
+
+def test_a_reference_printing_a_hundred_megabytes_builds_in_bounded_time_and_keeps_the_terminal_quiet(tmp_path):
+    root = copy_course(FIXTURES / "mini", tmp_path / "loud")
+    config = root / "course.yaml"
+    config.write_text(config.read_text().replace("seconds: 2", "seconds: 60"))
+    loud = EXERCISE.replace(
+        "    return x / 3\n", "    for _ in range(100_000):\n        print('x' * 999)\n    return x / 3\n"
+    )
+    lesson = root / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + loud)
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "coursegen", "--root", str(root), "build"], capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert len(done.stdout) + len(done.stderr) < 10_000  # not the 100 MB the reference printed (three times over)
+    assert time.monotonic() - started < 60
+
+
+def test_the_harness_keeps_only_what_the_page_shows_of_printed_output():
+    code = "for _ in range(100_000):\n    print('y' * 999)\ndef f():\n    return 1\n"
+    report = exercise_harness.run(code, "f", [{"name": "one", "args": [], "expected": 1}], 1e-9)
+    assert report["results"][0]["passed"]
+    assert report["output"] == (("y" * 999 + "\n") * 5)[: exercise_harness.OUTPUT_LIMIT]
+
+
+def test_a_starter_too_long_to_read_is_reported_at_its_fence(tmp_path, capsys):
+    root = copy_course(FIXTURES / "mini", tmp_path / "long")
+    lesson = root / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + EXERCISE.replace("    ...\n", "    ...\n" + "x = 1\n" * 10_000))
+    status, _, err = run_cli(capsys, "--root", root, "check")
+    line = lesson.read_text().splitlines().index("```python starter") + 2
+    assert status == 1
+    assert err.startswith(
+        f"lessons/02-second.md:{line}: the exercise's starter is too long: 60,022 characters, more than the 50,000"
+    ), err
+
+
+@pytest.mark.parametrize(
+    "value, refused",
+    [
+        ([1, 2.5, "a", None, True, {"k": [1]}], ""),
+        ((1, 2), ""),
+        ({(1, 2): 3}, ""),
+        ({1, 2}, "a set"),
+        (frozenset([1]), "a frozenset"),
+        (iter([1]), "a list_iterator"),
+        ([object()], "an object"),
+        ("<P object at 0x7f00deadbeef>", "memory address"),
+        ({object(): 1}, "a dict keyed by an object"),
+    ],
+)
+def test_only_values_a_page_can_be_given_the_same_way_every_build_are_baked(value, refused):
+    if not refused:
+        assert exercises.written(value, "c") is not None
+        return
+    with pytest.raises(exercises.CaseError, match=refused) as err:
+        exercises.written(value, "c", 7)
+    assert err.value.line == 7
+
+
+def test_an_object_array_is_refused_and_a_number_array_kept():
+    import numpy
+
+    assert exercises.written(numpy.array([1.5, 2.0]), "c") == [1.5, 2.0]
+    with pytest.raises(exercises.CaseError, match="dtype=object"):
+        exercises.written(numpy.array([1, "a"], dtype=object), "c")

@@ -11,10 +11,13 @@ in Pyodide). The reference reaches the page only inside the answer's `<details>`
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import json
 import math
 import random
+import re
+import sys
 from pathlib import Path
 
 from markdown_it.token import Token
@@ -42,6 +45,12 @@ DEFAULT_TOLERANCE = 1e-9
 MIN_TOLERANCE = 1e-10  # baked floats keep 12 significant digits: a tighter tolerance could fail on them
 FIGURES = 12
 MAX_GENERATED = 50
+MAX_EXACT_INT = 2**53  # the page reads its cases with JSON.parse: whole numbers beyond this lose digits
+MAX_FLOAT = int(sys.float_info.max)  # and beyond this it reads Infinity
+MAX_CODE = (
+    50_000  # characters of a starter or reference: Python takes seconds to read millions, and no learner wants them
+)
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,}>")  # `<Thing object at 0x7f…>`: a different text on every run
 HARNESS = Path(exercise_harness.__file__).read_text(encoding="utf-8")
 
 
@@ -82,7 +91,7 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
         problem = token is not None and _syntax_problem(token.content)
         if problem:
             line, message = problem
-            _report_at(env, token, line, f"the exercise's {role} is not valid Python: {message}")
+            _report_at(env, token, line, f"the exercise's {role} {message}")
             usable = False
     checks = _checks(checks_fence, env)
     if not usable or checks is None:
@@ -102,6 +111,9 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
     except AuthorCodeStopped as stopped:
         report(f"the exercise's reference solution {stopped.located()}", LIMIT_HINT)
         return None
+    except CaseError as err:  # at the line of the check case it is about
+        env["problems"].error(env["path"], err.line, err.message, err.hint)
+        return None
     except CalcError as err:
         report(err.message, err.hint)
         return None
@@ -119,10 +131,15 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
 
 
 def _syntax_problem(code: str) -> tuple[int, str] | None:
+    """Return (line in the code, what is wrong) when the code cannot be read as Python, or None."""
+    if len(code) > MAX_CODE:
+        return 1, f"is too long: {len(code):,} characters, more than the {MAX_CODE:,} an exercise's code may hold"
     try:
         ast.parse(code)
     except SyntaxError as err:
-        return err.lineno or 1, err.msg
+        return err.lineno or 1, f"is not valid Python: {err.msg}"
+    except (MemoryError, RecursionError):  # the parser's own limits: nesting, or expressions thousands of terms long
+        return 1, "cannot be read: it is nested too deeply, or an expression in it is too long, for Python's parser"
     return None
 
 
@@ -200,7 +217,18 @@ def _case(case, fallback_line: int, env: dict) -> dict | None:
     if "expected" in case and "assert" in case:
         problems.error(path, line, f"check '{case['name']}' has both 'expected' and 'assert'; keep one")
         return None
-    return {key: value for key, value in case.items()}
+    return {**case, "line": line}  # the line goes to the worker, for its messages; never to the page
+
+
+class CaseError(CalcError):
+    """An author mistake about one check case, reported at the case's line."""
+
+    def __init__(self, message: str, hint: str = "", line: int = 0):
+        super().__init__(message, hint)
+        self.line = line
+
+    def __reduce__(self):  # the worker sends it back to the build whole, line included
+        return type(self), (self.message, self.hint, self.line)
 
 
 # ---- in the author-code worker ------------------------------------------------------------
@@ -213,17 +241,27 @@ def bake_cases(
     when the reference raises or does not pass its own checks as the page would check it."""
     names = kernel_names(root, package)  # the reference sees the course's modules by short name, as {calc} does
     namespace = {"__name__": "__exercise__", **names}
-    try:
-        exec(compile(solution, exercise_harness.FILE, "exec"), namespace)
-    except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
-        raise CalcError(f"the exercise's reference solution raised {exercise_harness.located(err)}") from None
-    target = namespace.get(function)
-    if not callable(target):
-        raise CalcError(
-            f"the exercise's reference solution defines no function {function}()",
-            "name the function the checks call in 'function'",
-        )
-    return _bake(target, solution, function, cases, tolerance, names)
+    with printing_kept():
+        try:
+            exec(compile(solution, exercise_harness.FILE, "exec"), namespace)
+        except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
+            raise CalcError(f"the exercise's reference solution raised {exercise_harness.located(err)}") from None
+        target = namespace.get(function)
+        if not callable(target):
+            raise CalcError(
+                f"the exercise's reference solution defines no function {function}()",
+                "name the function the checks call in 'function'",
+            )
+        return _bake(target, solution, function, cases, tolerance, names)
+
+
+@contextlib.contextmanager
+def printing_kept():
+    """Keep what the reference prints as the page keeps the learner's (the first few thousand characters),
+    not on the build's terminal: a reference printing a hundred megabytes must not flood it."""
+    kept = exercise_harness.Kept()
+    with contextlib.redirect_stdout(kept), contextlib.redirect_stderr(kept):
+        yield kept
 
 
 def bake_from_package(
@@ -244,79 +282,172 @@ def bake_from_package(
         source = inspect.getsource(target)
     except (OSError, TypeError):
         raise CalcError(f"the source of '{dotted}' cannot be read for the page") from None
-    return source, _bake(target, "", function, cases, tolerance, {**names, function: target})
+    with printing_kept():
+        return source, _bake(target, "", function, cases, tolerance, {**names, function: target})
 
 
 def _bake(target, solution: str, function: str, cases: list, tolerance: float, names: dict) -> list[dict]:
     """Return the concrete cases with the reference's results as expected values, checked as the page checks."""
-    baked = []
+    baked, lines = [], {}
     for case in _concrete(cases):
         entry = {"name": case["name"], "args": case["args"]}
+        lines[case["name"]] = line = case.get("line", 0)
         if "assert" in case:
             entry["assert"] = case["assert"]
         else:
             try:
-                value = exercise_harness.plain(target(*json.loads(json.dumps(case["args"]))))
+                value = target(*json.loads(json.dumps(case["args"])))
             except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
-                raise CalcError(
-                    f"the exercise's reference solution fails check '{case['name']}': {exercise_harness.located(err)}"
+                raise CaseError(
+                    f"the exercise's reference solution fails check '{case['name']}': {exercise_harness.located(err)}",
+                    line=line,
                 ) from None
-            entry["expected"] = rounded(case.get("expected", value), case["name"])
+            if "expected" not in case:
+                value = written(value, case["name"], line)
+            entry["expected"] = rounded(case.get("expected", value), case["name"], line, exact=False)
         baked.append(entry)
     report = exercise_harness.run(solution, function, baked, tolerance, names=names)
     for result in report.get("results", []):
         if not result["passed"]:
-            detail = result.get("error") or f"expected {result['expected']!r}, got {result['actual']!r}"
-            raise CalcError(
+            detail = result.get("error") or f"expected {_brief(result['expected'])}, got {_brief(result['actual'])}"
+            raise CaseError(
                 f"the exercise's reference solution fails check '{result['name']}': {detail}",
                 "correct the reference solution or the check",
+                lines.get(result["name"], 0),
             )
     return baked
+
+
+def _brief(value, limit: int = 80) -> str:
+    """Return `value`'s repr, shortened to `limit` characters (a 400-digit number, a long list)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def written(value, name: str, line: int = 0, whose: str = "the reference returns"):
+    """Return a reference's result as the data the page is given (arrays and tuples as lists, numpy
+    numbers as numbers), or raise CaseError for a value no page can be given the same way every build:
+    a set (its order follows the hash seed), a generator, an array of objects, an object's repr."""
+    if hasattr(value, "tolist") and getattr(getattr(value, "dtype", None), "kind", "") == "O":
+        raise CaseError(
+            f"check '{name}': {whose} an array of Python objects (dtype=object), which cannot be written into the page",
+            "return an array of numbers, or a list",
+            line,
+        )
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [written(item, name, line, whose) for item in value]
+    if isinstance(value, dict):
+        return {_key(key, name, line, whose): written(item, name, line, whose) for key, item in value.items()}
+    if isinstance(value, str) and (address := ADDRESS.search(value)):
+        raise CaseError(
+            f"check '{name}': {whose} text holding a memory address "
+            f"({address.group(0)[4:-1]}), which changes on every run",
+            "return the values themselves, not an object's repr",
+            line,
+        )
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise CaseError(
+        f"check '{name}': {whose} {_kind(value)}, which cannot be written into the page the same way every build",
+        "return sorted(…) for a set, list(…) for a generator; numbers, text, lists and dicts are kept",
+        line,
+    )
+
+
+def _key(key, name: str, line: int, whose: str) -> str:
+    """Return a dict key as the page's text key (as the learner's are made: str(key)), plain keys only."""
+    if key is None or isinstance(key, (bool, int, float, str)):
+        return str(key)
+    if isinstance(key, tuple):
+        written(list(key), name, line, whose)  # a tuple of plain values reads the same every build
+        return str(key)
+    raise CaseError(f"check '{name}': {whose} a dict keyed by {_kind(key)}", "key it by text or numbers", line)
+
+
+def _kind(value) -> str:
+    """Return `a set`, `a generator`, `a Point` for a value's type, in words."""
+    kind = type(value).__name__
+    return f"an {kind}" if kind[:1].lower() in "aeiou" else f"a {kind}"
 
 
 def _concrete(cases: list) -> list[dict]:
     """Return the cases with generated inputs made: `generate` evaluated `count` times, over seeded `rng`s."""
     out = []
     for case in cases:
+        line = case.get("line", 0)
         if "generate" not in case:
-            out.append({**case, "args": rounded(case["args"], case["name"])})
+            out.append({**case, "args": rounded(case["args"], case["name"], line)})
             continue
         for number in range(case.get("count", 1)):
-            rng = random.Random(case["seed"] * 1000 + number)
-            try:
-                args = eval(case["generate"], {"rng": rng, "math": math})
-            except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
-                raise CalcError(
-                    f"check '{case['name']}' cannot generate its inputs: {type(err).__name__}: {err}"
-                ) from None
-            if not isinstance(args, (list, tuple)):
-                raise CalcError(
-                    f"check '{case['name']}': 'generate' must give the list of arguments, not {type(args).__name__}"
+            args, again = (_generated(case, number) for _ in range(2))  # the same seed twice: the same inputs?
+            if json.dumps(args) != json.dumps(again):
+                raise CaseError(
+                    f"check '{case['name']}': 'generate' gave other inputs from the same seed the second time "
+                    f"({_brief(args, 60)}, then {_brief(again, 60)}), so every build would bake other cases",
+                    "draw only from `rng` (rng.random(), rng.randint(…), rng.choice(…)), "
+                    "not the random module or the clock",
+                    line,
                 )
             name = f"{case['name']} #{number + 1}" if case.get("count", 1) > 1 else case["name"]
             out.append(
                 {
                     **{k: v for k, v in case.items() if k not in ("generate", "seed", "count")},
                     "name": name,
-                    "args": rounded(list(args), case["name"]),
+                    "args": args,
                 }
             )
     return out
 
 
-def rounded(value, name: str):
-    """Return JSON data with floats kept to 12 significant digits: no round-off differences on the page."""
+def _generated(case: dict, number: int) -> list:
+    """Return the arguments `generate` gives for the `number`th case of a seed, as the page is given them."""
+    line = case.get("line", 0)
+    rng = random.Random(case["seed"] * 1000 + number)
+    try:
+        args = eval(case["generate"], {"rng": rng, "math": math})
+    except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
+        raise CaseError(
+            f"check '{case['name']}' cannot generate its inputs: {type(err).__name__}: {err}", line=line
+        ) from None
+    if not isinstance(args, (list, tuple)):
+        raise CaseError(
+            f"check '{case['name']}': 'generate' must give the list of arguments, not {type(args).__name__}", line=line
+        )
+    return rounded(written(list(args), case["name"], line, "'generate' gives"), case["name"], line)
+
+
+def rounded(value, name: str, line: int = 0, exact: bool = True):
+    """Return JSON data with floats kept to 12 significant digits: no round-off differences on the page.
+
+    The page reads the cases with JavaScript's JSON.parse, whose numbers are floats: a whole number
+    beyond 2**53 reaches the learner's code changed, so inputs (`exact`) may not hold one, and an
+    expected value (compared within the tolerance) may not be beyond the largest float."""
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise CalcError(f"check '{name}' has a value that is not finite: {value}")
+            raise CaseError(f"check '{name}' has a value that is not finite: {value}", line=line)
         return float(f"{value:.{FIGURES}g}")
     if isinstance(value, (list, tuple)):
-        return [rounded(item, name) for item in value]
+        return [rounded(item, name, line, exact) for item in value]
     if isinstance(value, dict):
-        return {str(key): rounded(item, name) for key, item in value.items()}
+        return {str(key): rounded(item, name, line, exact) for key, item in value.items()}
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > (MAX_EXACT_INT if exact else MAX_FLOAT):
+        raise CaseError(
+            f"check '{name}' has the whole number {_brief(value, 24)} ({len(str(abs(value)))} digits), larger than "
+            + (
+                "the page reads exactly (2**53), so the learner's code would be given another"
+                if exact
+                else "the page can read (about 1.8e308)"
+            ),
+            "use a float, or a smaller number",
+            line,
+        )
     if value is None or isinstance(value, (bool, int, str)):
         return value
-    raise CalcError(f"check '{name}' has a value that cannot be written into the page: {type(value).__name__}")
+    raise CaseError(
+        f"check '{name}' has a value that cannot be written into the page: {type(value).__name__}", line=line
+    )
 
 
 def page_data(spec: dict, packages: list, runtime: dict) -> str:
