@@ -45,6 +45,17 @@ MAX_GENERATED = 50
 HARNESS = Path(exercise_harness.__file__).read_text(encoding="utf-8")
 
 
+class CaseError(CalcError):
+    """A check case the reference fails or cannot run: reported at the case's line in the checks."""
+
+    def __init__(self, message: str, hint: str = "", case: str = ""):
+        super().__init__(message, hint)
+        self.case = case  # the case's name as written (a generated input's case, not "name #2")
+
+    def __reduce__(self):  # the worker sends it back whole, case included
+        return type(self), (self.message, self.hint, self.case)
+
+
 def fence_role(token) -> str:
     """Return 'starter', 'solution' or 'checks' for an exercise's fence, or ''."""
     name, rest = split_info(token.info)
@@ -103,7 +114,11 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
         report(f"the exercise's reference solution {stopped.located()}", LIMIT_HINT)
         return None
     except CalcError as err:
-        report(err.message, err.hint)
+        at_case = checks["lines"].get(err.case) if isinstance(err, CaseError) else None
+        if at_case:
+            env["problems"].error(env["path"], at_case, err.message, err.hint)
+        else:
+            report(err.message, err.hint)
         return None
     for token in (starter, solution):
         if token is not None:  # always, by now: a packaged reference was made into a fence above
@@ -172,7 +187,10 @@ def _checks(fence, env: dict) -> dict | None:
         problems.error(path, data.line_of("cases"), "the exercise has no check cases", "list at least one")
     if not data["cases"] or None in cases:
         return None
-    return {"function": data["function"], "tolerance": float(tolerance), "cases": cases}
+    lines = {}  # case name → its line, for what the reference fails
+    for case in reversed(data["cases"]):
+        lines[case["name"]] = case.line if hasattr(case, "line") else data.line_of("cases")
+    return {"function": data["function"], "tolerance": float(tolerance), "cases": cases, "lines": lines}
 
 
 def _case(case, fallback_line: int, env: dict) -> dict | None:
@@ -249,17 +267,19 @@ def bake_from_package(
 
 def _bake(target, solution: str, function: str, cases: list, tolerance: float, names: dict) -> list[dict]:
     """Return the concrete cases with the reference's results as expected values, checked as the page checks."""
-    baked = []
+    baked, origin = [], {}
     for case in _concrete(cases):
         entry = {"name": case["name"], "args": case["args"]}
+        origin[case["name"]] = case["case"]
         if "assert" in case:
             entry["assert"] = case["assert"]
         else:
             try:
                 value = exercise_harness.plain(target(*json.loads(json.dumps(case["args"]))))
             except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
-                raise CalcError(
-                    f"the exercise's reference solution fails check '{case['name']}': {exercise_harness.located(err)}"
+                raise CaseError(
+                    f"the exercise's reference solution fails check '{case['name']}': {exercise_harness.located(err)}",
+                    case=case["case"],
                 ) from None
             entry["expected"] = rounded(case.get("expected", value), case["name"])
         baked.append(entry)
@@ -267,9 +287,10 @@ def _bake(target, solution: str, function: str, cases: list, tolerance: float, n
     for result in report.get("results", []):
         if not result["passed"]:
             detail = result.get("error") or f"expected {result['expected']!r}, got {result['actual']!r}"
-            raise CalcError(
+            raise CaseError(
                 f"the exercise's reference solution fails check '{result['name']}': {detail}",
                 "correct the reference solution or the check",
+                origin.get(result["name"], ""),
             )
     return baked
 
@@ -279,19 +300,21 @@ def _concrete(cases: list) -> list[dict]:
     out = []
     for case in cases:
         if "generate" not in case:
-            out.append({**case, "args": rounded(case["args"], case["name"])})
+            out.append({**case, "args": rounded(case["args"], case["name"]), "case": case["name"]})
             continue
         for number in range(case.get("count", 1)):
             rng = random.Random(case["seed"] * 1000 + number)
             try:
                 args = eval(case["generate"], {"rng": rng, "math": math})
             except BaseException as err:  # noqa: BLE001 - sys.exit() too: an author mistake
-                raise CalcError(
-                    f"check '{case['name']}' cannot generate its inputs: {type(err).__name__}: {err}"
+                raise CaseError(
+                    f"check '{case['name']}' cannot generate its inputs: {type(err).__name__}: {err}",
+                    case=case["name"],
                 ) from None
             if not isinstance(args, (list, tuple)):
-                raise CalcError(
-                    f"check '{case['name']}': 'generate' must give the list of arguments, not {type(args).__name__}"
+                raise CaseError(
+                    f"check '{case['name']}': 'generate' must give the list of arguments, not {type(args).__name__}",
+                    case=case["name"],
                 )
             name = f"{case['name']} #{number + 1}" if case.get("count", 1) > 1 else case["name"]
             out.append(
@@ -299,6 +322,7 @@ def _concrete(cases: list) -> list[dict]:
                     **{k: v for k, v in case.items() if k not in ("generate", "seed", "count")},
                     "name": name,
                     "args": rounded(list(args), case["name"]),
+                    "case": case["name"],
                 }
             )
     return out
