@@ -12,7 +12,7 @@ from coursegen.cache import command_cache
 from coursegen.errors import ContentError
 from coursegen.parallel import default_jobs
 from coursegen.pipeline import BuildOptions, build_site
-from coursegen.stages.write import write_site
+from coursegen.stages.write import check_output_folder, write_site
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -80,19 +80,21 @@ def main(argv: list[str] | None = None) -> int:
         return _new(root, args)
     if command == "init":
         return _init(args.dir if args.dir is not None else root, args.title)
+    out = getattr(args, "out", None) or root / "site"
     try:
+        if command != "check" and (refused := check_output_folder(out, root)):
+            raise ContentError(refused)  # before building: the answer would be the same after
         result = build_site(root, options, command_cache(root, write=command != "check"))
+        for warning in result.warnings:
+            print(warning.format(), file=sys.stderr)
+        if command == "check":
+            print(f"ok: {_summary(result.outputs)}")
+            return 0
+        write_site(result.outputs, out, root)
     except ContentError as err:
         print(err, file=sys.stderr)
         print(f"{len(err.problems)} problem(s); nothing was written", file=sys.stderr)
         return 1
-    for warning in result.warnings:
-        print(warning.format(), file=sys.stderr)
-    if command == "check":
-        print(f"ok: {_summary(result.outputs)}")
-        return 0
-    out = getattr(args, "out", None) or root / "site"
-    write_site(result.outputs, out)
     print(f"built {_summary(result.outputs)} into {out}")
     return 0
 

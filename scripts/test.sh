@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian machine, then run the whole suite.
-# Usage: bash scripts/test.sh [pytest arguments]
+# Usage: bash scripts/test.sh [pytest arguments]; COURSEGEN_PYTHON names the interpreter that makes the venv
 #
 # Python packages go into the repository's own virtual environment (.venv, or $COURSEGEN_VENV) at the
 # exact versions in scripts/requirements-test.txt, so whatever else the machine has installed cannot
@@ -16,15 +16,22 @@ if [ ! -x /usr/bin/chromium ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
+# The interpreter that makes the venv: COURSEGEN_PYTHON, default python3. Nothing installed in it is used
+# (the venv sees only its own packages), so a bare /usr/bin/python3 works as well as any other.
+BASE_PYTHON="${COURSEGEN_PYTHON:-python3}"
+BASE_ID="$("$BASE_PYTHON" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
 VENV="${COURSEGEN_VENV:-.venv}"
 LOCK=scripts/requirements-test.txt
 STAMP="$VENV/.requirements-test.sha256"
-if [ ! -x "$VENV/bin/python" ] || ! sha256sum --status -c "$STAMP" 2>/dev/null; then
-  echo "== making the test environment $VENV from $LOCK"
+MADE_WITH="$VENV/.made-with"
+if [ ! -x "$VENV/bin/python" ] || ! sha256sum --status -c "$STAMP" 2>/dev/null \
+   || [ "$(cat "$MADE_WITH" 2>/dev/null)" != "$BASE_ID" ]; then
+  echo "== making the test environment $VENV from $LOCK with $BASE_ID"
   rm -rf "$VENV"
-  python3 -m venv "$VENV"
+  "$BASE_PYTHON" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-warn-script-location -r "$LOCK"
   sha256sum "$LOCK" > "$STAMP"
+  echo "$BASE_ID" > "$MADE_WITH"
 fi
 PY="$VENV/bin/python"
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import subprocess
+import sys
+import sysconfig
 import threading
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from coursegen.cli import main as cli_main
@@ -14,6 +19,8 @@ from coursegen.serve.server import make_server
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+NPM_PYODIDE = REPO / "node_modules" / "pyodide"  # the pinned npm runtime: no numpy or ml-dtypes wheels
+LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")  # a complete distribution, where one is supplied
 COURSE_PARTS = ("course.yaml", "lessons", "reviews", "templates", "widgets", "kernels", "media")
 
 
@@ -30,6 +37,57 @@ def copy_course(source: Path, dest: Path, templates_from: Path = REPO) -> Path:
         if (REPO / extra).exists() and not (dest / extra).exists():
             (dest / extra).symlink_to(REPO / extra)
     return dest
+
+
+def make_venv(folder: Path) -> Path:
+    """Make a fresh venv in `folder` whose third-party packages are this test run's own, and return its python.
+
+    The venv's site-packages gets a .pth line naming the test venv's site-packages, so pip, setuptools, numpy and
+    the rest come from the pinned lock and never from the base interpreter (`--system-site-packages` would see the
+    base's, which on a clean machine has none). A path named in a .pth file is not scanned for .pth files itself,
+    so the editable coursegen of the test venv stays out: a test installs the coursegen it means to test.
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", folder], check=True, env=clean_env())
+    python = folder / "bin" / "python"
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+    ).stdout.strip()
+    ours = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (Path(site) / "coursegen-test-packages.pth").write_text("".join(f"{path}\n" for path in ours))
+    return python
+
+
+def clean_env() -> dict[str, str]:
+    """The environment without PYTHONPATH or VIRTUAL_ENV, so nothing of this run leaks into a child's sys.path."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+
+
+def link_pyodide(course: Path) -> str:
+    """Link the complete Pyodide (COURSEGEN_PYODIDE_DIST) or else the npm runtime into the course as pyodide-dist
+    (course.yaml may name only folders inside the course); return that folder's name."""
+    (course / "pyodide-dist").symlink_to(Path(LIVE_DIST or NPM_PYODIDE).resolve())
+    return "pyodide-dist"
+
+
+def require_complete_pyodide(status: int, err: str, packages: list[str]) -> None:
+    """Judge a `--strict` build against link_pyodide's folder. With a complete distribution it must succeed.
+    Without one it must stop at exactly the point where the missing wheels of `packages` are named, and the
+    test is skipped there: a broken setup fails instead of hiding behind the skip."""
+    if LIVE_DIST:
+        assert status == 0, err
+        return
+    assert status == 1, err
+    assert "cannot serve what the widgets need for live Python" in err, err
+    for package in packages:
+        assert f"{package}: " in err and "is not in the distribution" in err, (package, err)
+    pytest.skip(
+        f"the npm Pyodide lacks {', '.join(packages)} (the build names them); set COURSEGEN_PYODIDE_DIST to a "
+        "complete Pyodide distribution to run the live part"
+    )
 
 
 def read_yaml(text: str):

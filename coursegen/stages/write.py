@@ -1,26 +1,122 @@
-"""Write stage: the only code that writes to disk. Builds into a temporary folder, then swaps."""
+"""Write stage: the only code that writes to disk. Builds into a temporary folder, then swaps.
+
+The output folder is replaced whole, so it must be one that coursegen made: `check_output_folder`
+refuses the course itself, a folder holding it, one inside a source folder and one holding files
+coursegen did not write, before anything is built. Each site carries MARKER to say it is ours.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
 import re
 import shutil
+import sys
 from pathlib import Path, PurePosixPath
 
-from coursegen.paths import climbs_out
+from coursegen.errors import ContentError, Problem
+from coursegen.paths import COURSE_INPUTS, climbs_out
 
 # The site is for a web server to read: files 0644 and folders 0755 whatever the umask (077 would make
 # them 0600, which a server running as another user cannot read).
 FILE_MODE, FOLDER_MODE = 0o644, 0o755
 
+# Written into every site (not one of the build's outputs, so no page or count changes): a folder that
+# holds it may be replaced by the next build. Like Sphinx's .buildinfo, it says who owns the folder.
+MARKER = ".coursegen-site"
+MARKER_TEXT = b"coursegen wrote this folder and replaces it whole on every build: keep nothing else in it.\n"
+# Folders of a course the build reads besides COURSE_INPUTS, and what no build may ever replace.
+OTHER_SOURCES = ("extensions", ".git", ".coursegen-cache", "node_modules")
+# A site of coursegen 0.1.0, made before MARKER existed, holds all of these.
+UNMARKED_SITE = (".nojekyll", "sw.js", "index.html", "assets")
 
-def write_site(outputs: dict[str, bytes], site: Path) -> None:
-    """Replace `site` with exactly `outputs`; on any failure the previous site stays as it was.
+
+def check_output_folder(site: Path, root: Path) -> list[Problem]:
+    """Return why `site` cannot be the output folder of the course at `root` (nothing when it can).
+
+    `site` itself may be a symbolic link: the build replaces the link and leaves its target alone.
+    """
+    shown = str(site)
+    site = _absolute(site)
+    root = root.resolve()
+    hint = "build into a folder of its own, e.g. the default site/ (--out site) or one outside the course"
+    if site == root:
+        return [Problem(shown, 0, 0, "the output folder is the course itself: building would delete it", hint)]
+    if root.is_relative_to(site):
+        return [Problem(shown, 0, 0, f"the output folder holds the course ({root}): building would delete it", hint)]
+    for name in COURSE_INPUTS + OTHER_SOURCES:
+        source = root / name
+        if site.is_relative_to(source) or (source.is_symlink() and site.is_relative_to(source.resolve())):
+            what = "the course's own file" if source.is_file() else "the course's source folder"
+            return [Problem(shown, 0, 0, f"the output folder lies inside {what} '{name}'", hint)]
+    return _foreign_contents(site, shown)
+
+
+def _foreign_contents(site: Path, shown: str) -> list[Problem]:
+    """Return a problem when `site` holds something the build did not write (empty and new folders are fine)."""
+    if site.is_symlink() or not os.path.lexists(site):
+        return []
+    if not site.is_dir():
+        return [Problem(shown, 0, 0, "the output folder is a file", "remove it, or choose another folder with --out")]
+    try:
+        names = sorted(entry.name for entry in os.scandir(site))
+    except OSError as err:
+        return [Problem(shown, 0, 0, f"cannot read the output folder: {err.strerror}")]
+    if not names or MARKER in names or all(name in names for name in UNMARKED_SITE):
+        return []
+    listed = ", ".join(repr(name) for name in names[:3]) + (", …" if len(names) > 3 else "")
+    return [
+        Problem(
+            shown,
+            0,
+            0,
+            f"the output folder holds files coursegen did not write ({listed}); building would delete them",
+            "choose an empty or new folder with --out, or empty this one yourself if nothing in it is needed",
+        )
+    ]
+
+
+def write_site(outputs: dict[str, bytes], site: Path, root: Path | None = None) -> None:
+    """Replace `site` with exactly `outputs` (and MARKER); on any failure the previous site stays as it was.
+
+    With `root`, the course's folder, `site` is checked first (check_output_folder). A folder that
+    holds files coursegen did not write is refused either way. Raises ContentError for a folder it
+    refuses and for one it cannot write (read-only, a full disk), with nothing changed.
 
     A `site` that is a symbolic link is replaced by a folder; what it pointed to is left alone
     (a course that ships `site -> ~` must not have the build swap out the home folder).
     """
-    site = site.parent.resolve() / site.name
+    shown = str(site)
+    refused = check_output_folder(site, root) if root is not None else _foreign_contents(_absolute(site), shown)
+    if refused:
+        raise ContentError(refused)
+    site = _absolute(site)
+    try:
+        _replace(outputs, site)
+    except OSError as err:
+        where = f" ({err.filename})" if err.filename else ""
+        raise ContentError(
+            [
+                Problem(
+                    shown,
+                    0,
+                    0,
+                    f"cannot write the site: {err.strerror or err}{where}; the previous site is unchanged",
+                    "free some space or make the folder writable, or build elsewhere with --out DIR",
+                )
+            ]
+        ) from None
+
+
+def _absolute(site: Path) -> Path:
+    """`site` made absolute with its parent's links followed, the last name kept (it may be a link)."""
+    site = Path(os.path.abspath(site))
+    return site.parent.resolve() / site.name if site.name else site
+
+
+def _replace(outputs: dict[str, bytes], site: Path) -> None:
+    """Write `outputs` into a staging folder beside `site`, then swap it in."""
     staging = site.with_name(f".{site.name}.staging-{os.getpid()}")
     retired = site.with_name(f".{site.name}.retired-{os.getpid()}")
     check_site_paths(outputs)
@@ -32,14 +128,41 @@ def write_site(outputs: dict[str, bytes], site: Path) -> None:
             folder.chmod(FOLDER_MODE)
         for rel, data in outputs.items():
             _write_file(staging / rel, data)
-        if site.exists() or site.is_symlink():
+        _write_file(staging / MARKER, MARKER_TEXT)
+        if not os.path.lexists(site):
+            staging.rename(site)
+        elif exchange(staging, site):  # one step: site/ is never missing, and staging now holds the old site
+            pass
+        else:  # two steps; a build killed between them has its retired copy put back by the next one
             site.rename(retired)
-        staging.rename(site)
+            staging.rename(site)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-        if retired.is_symlink():
-            retired.unlink()
-        shutil.rmtree(retired, ignore_errors=True)
+        _remove(staging)
+        _remove(retired)
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths atomically (Linux's renameat2 with RENAME_EXCHANGE); return False where the
+    system or the file system cannot, so the caller falls back to two renames."""
+    if not sys.platform.startswith("linux"):
+        return False
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)  # glibc 2.28 and later
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def check_site_paths(outputs: dict[str, bytes]) -> None:
@@ -53,12 +176,22 @@ def check_site_paths(outputs: dict[str, bytes]) -> None:
 
 
 def remove_leftovers(site: Path) -> None:
-    """Delete the staging and retired folders of builds that were killed mid-swap (their process is gone)."""
+    """Clean up after builds that were killed mid-swap (their process is gone): a site left missing between
+    the two renames gets its retired copy back, and every other staging or retired folder is deleted."""
     pattern = re.compile(rf"^\.{re.escape(site.name)}\.(?:staging|retired)-(\d+)$")
-    for entry in site.parent.glob(f".{site.name}.*-*"):
-        match = pattern.match(entry.name)
-        if match and entry.is_dir() and not entry.is_symlink() and not _running(int(match.group(1))):
-            shutil.rmtree(entry, ignore_errors=True)
+    dead = [
+        entry
+        for entry in sorted(site.parent.glob(f".{site.name}.*-*"))
+        if (match := pattern.match(entry.name)) and entry.is_dir() and not entry.is_symlink()
+        if not _running(int(match.group(1)))
+    ]
+    retired = [entry for entry in dead if ".retired-" in entry.name]
+    if retired and not os.path.lexists(site):
+        newest = max(retired, key=lambda entry: entry.stat().st_mtime_ns)
+        newest.rename(site)
+        dead.remove(newest)
+    for entry in dead:
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 def _running(pid: int) -> bool:

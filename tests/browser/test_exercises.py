@@ -7,13 +7,12 @@ self-hosts the npm `pyodide` package: enough for pure Python.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, REPO, copy_course, run_cli, serving
+from helpers import FIXTURES, REPO, copy_course, link_pyodide, require_complete_pyodide, run_cli, serving
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -260,7 +259,6 @@ def test_the_page_boots_python_with_every_exercise_s_packages(tmp_path, context_
         )  # the npm runtime ships no numpy
 
 
-LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
 NUMPY_ANSWER = """import numpy as np
 
 def kda_step(S, k, v, g, beta):
@@ -270,12 +268,17 @@ def kda_step(S, k, v, g, beta):
 """
 
 
-@pytest.mark.skipif(
-    not LIVE_DIST,
-    reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution (with numpy) to check the KDA exercise live",
-)
-def test_the_kda_exercise_checks_a_numpy_answer_live(tmp_path, context_factory):
-    site = build(tmp_path / "live", exercise_block("02-kda.md"), pyodide=f"  source: local\n  path: {LIVE_DIST}\n")
+def test_the_kda_exercise_checks_a_numpy_answer_live(tmp_path, context_factory, capsys):
+    course = copy_course(FIXTURES / "widgets", tmp_path / "live")
+    (course / "lessons" / "03-tiles.md").write_text(
+        "---\ntitle: Tiles\n---\n\n## Try it\n\n" + exercise_block("02-kda.md")
+    )
+    config = course / "course.yaml"
+    pyodide = f"pyodide:\n  source: local\n  path: {link_pyodide(course)}\n"
+    config.write_text(config.read_text().replace("pyodide:\n  source: local\n", pyodide) + "  - slug: tiles\n")
+    status, _, err = run_cli(capsys, "--root", course, "build", "--strict")
+    require_complete_pyodide(status, err, ["numpy"])  # skips here without a complete Pyodide
+    site = course / "site"
     with serving(site) as base:
         page = context_factory(service_workers="block").new_page()
         page.goto(base + "tiles.html")

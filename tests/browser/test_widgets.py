@@ -10,12 +10,11 @@ live-parity test as well.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, copy_course, run_cli, serving
+from helpers import FIXTURES, copy_course, link_pyodide, require_complete_pyodide, run_cli, serving
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -23,12 +22,9 @@ SLIDER = "#widget-overflow-slider"
 PYODIDE_FILES = re.compile(r"/pyodide/|/py/|pyodide-worker")
 
 
-def build(root: Path, capsys, *options, dist: str = "", **pyodide) -> Path:
-    """Build a copy of the widget course (with other pyodide settings if given, and `dist` linked in as
-    pyodide-dist: course.yaml may name only folders inside the course); return its site."""
+def build(root: Path, capsys, *options, **pyodide) -> Path:
+    """Build a copy of the widget course (with other pyodide settings if given); return its site."""
     course = copy_course(FIXTURES / "widgets", root)
-    if dist:
-        (course / "pyodide-dist").symlink_to(Path(dist).resolve())
     if pyodide:
         text = (course / "course.yaml").read_text().split("pyodide:")[0]
         settings = "".join(f"\n  {key}: {value}" for key, value in pyodide.items())
@@ -184,18 +180,15 @@ def test_a_blocked_cdn_fails_plainly_and_keeps_the_baked_results(tmp_path, open_
         assert not watch.errors and verdict(page).startswith("fits: 80 nats")
 
 
-LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")
-
-
-@pytest.mark.skipif(
-    not LIVE_DIST,
-    reason="set COURSEGEN_PYODIDE_DIST to a complete Pyodide distribution "
-    "(with numpy and ml_dtypes wheels) to compare live and baked results",
-)
 def test_live_results_equal_the_baked_ones(tmp_path, open_page, capsys):
-    site = build(
-        tmp_path / "live", capsys, "--strict", dist=LIVE_DIST, source="local", path="pyodide-dist"
-    )  # a missing wheel stops here
+    course = copy_course(FIXTURES / "widgets", tmp_path / "live")
+    text = (course / "course.yaml").read_text().split("pyodide:")[0]
+    (course / "course.yaml").write_text(
+        text + f"pyodide:\n  source: local\n  path: {link_pyodide(course)}\nunits:\n  - slug: gauges\n  - slug: plain\n"
+    )
+    status, _, err = run_cli(capsys, "--root", course, "build", "--strict")
+    require_complete_pyodide(status, err, ["numpy", "ml-dtypes"])  # skips here without a complete Pyodide
+    site = course / "site"
     with serving(site) as base:
         page, watch = open_page(base)
         page.wait_for_selector("[data-widget-ready]")

@@ -8,11 +8,10 @@ import hashlib
 import io
 import os
 import subprocess
-import sys
 import zipfile
 
 import pytest
-from helpers import REPO
+from helpers import REPO, clean_env, make_venv
 
 from coursegen.features.widgets.site import package_wheel, wheel_name
 
@@ -23,11 +22,8 @@ def test_pip_installs_the_kernels_wheel_and_python_imports_it_from_there(tmp_pat
     _, data = package_wheel(REPO)
     wheel = tmp_path / wheel_name("kernels")
     wheel.write_bytes(data)
-    venv = tmp_path / "venv"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    # System packages stay visible: the kernels need numpy, which this test does not install.
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True, env=env)
-    python = venv / "bin" / "python"
+    env = clean_env()
+    python = make_venv(tmp_path / "venv")  # the test run's numpy stays visible: the kernels need it
     installed = subprocess.run(
         [python, "-m", "pip", "install", "--no-index", "--no-deps", wheel],
         capture_output=True,

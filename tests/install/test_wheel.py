@@ -6,7 +6,6 @@ Slow (a wheel build and a venv, about half a minute), but part of the normal sui
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import REPO
+from helpers import REPO, clean_env, make_venv
 
 pytestmark = pytest.mark.slow
 SOURCES = ("pyproject.toml", "README.md", "coursegen", "templates")
@@ -22,8 +21,7 @@ SOURCES = ("pyproject.toml", "README.md", "coursegen", "templates")
 
 def run(args, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
     """Run a command with no PYTHONPATH, so nothing of this repository leaks into the venv."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run([str(a) for a in args], cwd=cwd, env=clean_env(), capture_output=True, text=True, timeout=600)
     if check:
         assert done.returncode == 0, f"{args}: {done.stdout}\n{done.stderr}"
     return done
@@ -47,9 +45,9 @@ def wheel(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory, wheel) -> Path:
-    """A fresh venv (system packages visible for the dependencies) with the wheel installed."""
+    """A fresh venv (the test run's packages visible for the dependencies) with the wheel installed."""
     folder = tmp_path_factory.mktemp("venv")
-    run([sys.executable, "-m", "venv", "--system-site-packages", folder], cwd=folder)
+    make_venv(folder)
     run(
         [folder / "bin" / "python", "-m", "pip", "install", "--no-deps", "--no-index", "--force-reinstall", wheel],
         cwd=folder,
@@ -148,7 +146,7 @@ def test_an_editable_install_uses_the_source_templates_folder_as_its_theme(tmp_p
     for name in SOURCES:
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy)(REPO / name, source / name)
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", "--system-site-packages", venv], cwd=tmp_path)
+    make_venv(venv)  # setuptools (for the editable build) comes from the test run's pinned packages
     run(
         [
             venv / "bin" / "python",

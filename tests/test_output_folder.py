@@ -1,0 +1,206 @@
+"""The output folder: never the course, nothing an author keeps, a swap in one step, a clear message on failure.
+
+Each refused `--out` leaves every file of the course (and the previous site) exactly as it was, exits 1
+with `DIR: message` and no traceback, before anything is built.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REPO, clean_env, run_cli
+
+from coursegen.stages import write
+from coursegen.stages.write import MARKER, exchange, remove_leftovers, write_site
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (links not followed) with its bytes, `.git` included."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+REFUSED = [
+    # (name, --out relative to the course, expected message start, with the out as given)
+    ("the course itself", ".", "the output folder is the course itself: building would delete it"),
+    ("the course's parent", "..", "the output folder holds the course"),
+    ("the root of the file system", "/", "the output folder holds the course"),
+    ("the lessons folder", "lessons", "the output folder lies inside the course's source folder 'lessons'"),
+    (
+        "a folder inside the lessons",
+        "lessons/site",
+        "the output folder lies inside the course's source folder 'lessons'",
+    ),
+    ("the templates folder", "templates", "the output folder lies inside the course's source folder 'templates'"),
+    ("the course's git folder", ".git", "the output folder lies inside the course's source folder '.git'"),
+    ("course.yaml", "course.yaml", "the output folder lies inside the course's own file 'course.yaml'"),
+    ("a folder of the author's", "notes", "the output folder holds files coursegen did not write ('todo.txt')"),
+    ("a file", "draft.txt", "the output folder is a file"),
+    ("a link into the lessons", "into-lessons/site", "the output folder lies inside the course's source folder"),
+]
+
+
+@pytest.mark.parametrize(("name", "out", "expect"), REFUSED, ids=[case[0] for case in REFUSED])
+def test_an_output_folder_that_would_destroy_work_is_refused(name, out, expect, mini_course, capsys, monkeypatch):
+    (mini_course / ".git").mkdir()
+    (mini_course / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (mini_course / "notes").mkdir()
+    (mini_course / "notes" / "todo.txt").write_text("write lesson 3\n")
+    (mini_course / "draft.txt").write_text("an idea\n")
+    (mini_course / "into-lessons").symlink_to("lessons")
+    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    before = snapshot(mini_course)
+    monkeypatch.chdir(mini_course)
+    status, out_text, err = run_cli(capsys, "build", "--out", out)
+    assert status == 1 and "Traceback" not in err and "built" not in out_text
+    assert err.splitlines()[0].startswith(f"{out}: {expect}"), err
+    assert err.splitlines()[1].startswith("    hint: ")
+    assert err.splitlines()[-1] == "1 problem(s); nothing was written"
+    assert snapshot(mini_course) == before
+
+
+def test_an_output_folder_outside_the_course_holding_other_files_is_refused(mini_course, tmp_path, capsys):
+    elsewhere = tmp_path / "shared"
+    (elsewhere / "photos").mkdir(parents=True)
+    (elsewhere / "photos" / "cat.jpg").write_bytes(b"\xff\xd8")
+    (elsewhere / "a.txt").write_text("a")
+    (elsewhere / "b.txt").write_text("b")
+    (elsewhere / "c.txt").write_text("c")
+    status, _, err = run_cli(capsys, "--root", mini_course, "build", "--out", elsewhere)
+    assert status == 1
+    assert err.startswith(
+        f"{elsewhere}: the output folder holds files coursegen did not write ('a.txt', 'b.txt', 'c.txt', …); "
+        "building would delete them\n    hint: choose an empty or new folder"
+    )
+    assert snapshot(elsewhere) == {"photos/cat.jpg": b"\xff\xd8", "a.txt": b"a", "b.txt": b"b", "c.txt": b"c"}
+
+
+def test_new_empty_and_earlier_sites_are_built_into(mini_course, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for out in (tmp_path / "new" / "deeper", empty, mini_course / "public"):
+        assert run_cli(capsys, "--root", mini_course, "build", "--out", out)[0] == 0
+        assert (out / MARKER).is_file() and (out / "index.html").is_file()
+    again = run_cli(capsys, "--root", mini_course, "build", "--out", empty)  # its own site, marked
+    assert again[0] == 0, again[2]
+    unmarked = tmp_path / "unmarked"  # a site written before the marker existed
+    shutil.copytree(empty, unmarked)
+    (unmarked / MARKER).unlink()
+    (unmarked / "stale.html").write_text("old")
+    assert run_cli(capsys, "--root", mini_course, "build", "--out", unmarked)[0] == 0
+    assert not (unmarked / "stale.html").exists() and (unmarked / MARKER).is_file()
+
+
+def test_the_marker_is_the_only_file_beyond_the_outputs(mini_course, tmp_path, capsys):
+    from coursegen.pipeline import build_site
+
+    outputs = build_site(mini_course).outputs
+    write_site(outputs, tmp_path / "site")
+    assert set(snapshot(tmp_path / "site")) == {*outputs, MARKER}
+    assert MARKER not in outputs  # no page, sitemap, service-worker list or count names it
+
+
+def test_the_new_site_is_swapped_in_without_the_old_one_ever_moving_away(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    write_site({"index.html": b"one"}, site)
+    renamed: list[tuple[Path, Path]] = []
+    real_rename = Path.rename
+    monkeypatch.setattr(Path, "rename", lambda self, to: renamed.append((self, to)) or real_rename(self, to))
+    write_site({"index.html": b"two"}, site)
+    assert (site / "index.html").read_bytes() == b"two"
+    assert renamed == []  # one renameat2 exchange, no rename of site/ to a retired name and back
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_exchange_swaps_two_folders_in_place(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "from-a").write_text("")
+    (tmp_path / "b").mkdir()
+    assert exchange(tmp_path / "a", tmp_path / "b")
+    assert [p.name for p in (tmp_path / "b").iterdir()] == ["from-a"] and not list((tmp_path / "a").iterdir())
+    with pytest.raises(FileNotFoundError):
+        exchange(tmp_path / "a", tmp_path / "missing")
+
+
+def test_without_an_atomic_exchange_two_renames_still_give_the_new_site(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    write_site({"index.html": b"one"}, site)
+    monkeypatch.setattr(write, "exchange", lambda a, b: False)  # as on a system without renameat2
+    write_site({"index.html": b"two", "more.html": b"3"}, site)
+    assert snapshot(site) == {"index.html": b"two", "more.html": b"3", MARKER: write.MARKER_TEXT}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_site_left_missing_between_two_renames_gets_its_retired_copy_back(tmp_path):
+    dead = 2**22 + 4321  # above Linux's largest process id
+    retired = tmp_path / f".site.retired-{dead}"
+    retired.mkdir()
+    (retired / "index.html").write_text("the old site")
+    staging = tmp_path / f".site.staging-{dead}"
+    staging.mkdir()
+    remove_leftovers(tmp_path / "site")
+    assert (tmp_path / "site" / "index.html").read_text() == "the old site"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_failed_write_is_a_message_and_the_previous_site_stays(mini_course, capsys, monkeypatch):
+    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    before = snapshot(mini_course / "site")
+    real_write = Path.write_bytes
+
+    def full_disk(self, data):
+        if ".staging-" in str(self) and self.name == "index.html":
+            raise OSError(28, "No space left on device", str(self))
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    status, _, err = run_cli(capsys, "--root", mini_course, "build")
+    assert status == 1 and "Traceback" not in err
+    assert err.startswith(f"{mini_course / 'site'}: cannot write the site: No space left on device (")
+    assert "the previous site is unchanged\n    hint: free some space or make the folder writable" in err
+    assert snapshot(mini_course / "site") == before
+    assert sorted(p.name for p in mini_course.glob(".site.*")) == []
+
+
+def _can_mount() -> bool:
+    if not shutil.which("unshare") or os.geteuid() != 0:
+        return False
+    probe = subprocess.run(["unshare", "-m", "mount", "-t", "tmpfs", "tmpfs", "/mnt"], capture_output=True)
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount(), reason="needs root and `unshare -m` to mount a small tmpfs")
+@pytest.mark.parametrize(
+    ("setup", "expect"),
+    [
+        ("mount -t tmpfs -o size=96k tmpfs $OUT", "cannot write the site: No space left on device"),
+        ("mount -t tmpfs tmpfs $OUT && $BUILD && mount -o remount,ro $OUT", "cannot write the site: Read-only"),
+    ],
+    ids=["full disk", "read-only folder"],
+)
+def test_a_real_full_disk_or_read_only_folder_is_a_message(setup, expect, mini_course, tmp_path):
+    """In a mount namespace of its own (nothing outside it sees the mount): a 96 KiB disk, and a folder
+    remounted read-only after a first build. The build must say so, exit 1, and keep the previous site."""
+    out = tmp_path / "mounted"
+    out.mkdir()
+    build = f"{sys.executable} {REPO / 'build.py'} --root {mini_course} build --out {out}/site"
+    script = (
+        setup.replace("$OUT", str(out)).replace("$BUILD", build + " >/dev/null")
+        + f" && (cd {out} && find . -type f | sort | xargs sha256sum > /tmp/before-$$)"
+        + f"; {build}; echo status=$?"
+        + f"; (cd {out} && find . -type f | sort | xargs sha256sum | cmp - /tmp/before-$$ && echo same)"
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, env=clean_env(), timeout=120
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert f"{out}/site: {expect}" in done.stderr, done.stderr
+    assert "status=1" in done.stdout and "same" in done.stdout, done.stdout + done.stderr
