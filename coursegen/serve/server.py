@@ -32,7 +32,7 @@ from coursegen.features.search import extension as search
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve import livereload, reload
 from coursegen.serve.watch import watch_changes
-from coursegen.stages.write import update_site, write_site
+from coursegen.stages.write import check_output_folder, update_site, write_site
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -280,7 +280,7 @@ class LiveServer:
     def _write(self, outputs: dict[str, bytes]) -> list[str]:
         """Write the site: whole the first time, then only the files that differ."""
         if self.outputs is None:
-            write_site(outputs, self.site)
+            write_site(outputs, self.site, None if self.own_site else self.root)  # --out's folder is checked
             written = list(outputs)
         else:
             written = update_site(outputs, self.outputs, self.site)
@@ -333,6 +333,10 @@ class LiveServer:
 
 def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = True, out: Path | None = None) -> int:
     """Build, serve and rebuild on changes until Ctrl-C; return the exit status."""
+    refused = check_output_folder(out, root) if out is not None else []
+    if refused:  # the course, a source folder, a folder of other files: refused before anything is built
+        print("\n".join(problem.format() for problem in refused), file=sys.stderr)
+        return 1
     try:
         live = LiveServer(root, options, port, out=out)
     except OSError as err:

@@ -250,6 +250,18 @@ def test_serve_out_names_the_folder_it_builds_into_and_keeps(mini_course, tmp_pa
     assert (served / "second.html").is_file() and not (mini_course / "site").exists()
 
 
+@pytest.mark.parametrize("out", [".", "lessons", "notes"], ids=["the course", "a source folder", "other files"])
+def test_serve_out_refuses_a_folder_it_would_destroy(mini_course, capsys, out):
+    from helpers import run_cli
+
+    (mini_course / "notes").mkdir()
+    (mini_course / "notes" / "todo.txt").write_text("mine\n")
+    before = sorted(p.relative_to(mini_course) for p in mini_course.rglob("*"))
+    status, _, err = run_cli(capsys, "--root", mini_course, "serve", "--port", "0", "--out", mini_course / out)
+    assert status == 1 and "the output folder" in err and "Traceback" not in err, err
+    assert sorted(p.relative_to(mini_course) for p in mini_course.rglob("*")) == before
+
+
 def test_clients_that_hang_up_print_nothing(live, capfd):
     """A reload or a closed tab cancels requests mid-way: that is no problem to report."""
     import socket
