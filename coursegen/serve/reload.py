@@ -15,6 +15,8 @@ from pathlib import Path
 from coursegen.extensions import AUTHOR_FILES
 
 TRACKED = ("widgets",)  # the course's Python that the stages track themselves (its package too)
+ENGINE = Path(__file__).resolve().parents[1]  # coursegen itself: inside the course when it is this repository
+NEVER_FORGOTTEN = ("__main__", "__mp_main__")  # the running program (build.py), whatever folder it is in
 
 
 def course_modules(root: Path, package: str = "") -> dict[str, str]:
@@ -24,8 +26,12 @@ def course_modules(root: Path, package: str = "") -> dict[str, str]:
     found = {}
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        shown = _inside(base, file) if isinstance(file, str) and file.startswith((str(root), str(base))) else None
-        if shown and shown.partition("/")[0] not in (*TRACKED, package):
+        if name in NEVER_FORGOTTEN or not isinstance(file, str) or not file.startswith((str(root), str(base))):
+            continue
+        if Path(file).resolve().is_relative_to(ENGINE):
+            continue
+        shown = _inside(base, file)
+        if shown and _course_code(shown) and shown.partition("/")[0] not in (*TRACKED, package):
             found[name] = shown
     return found
 
@@ -51,6 +57,13 @@ def forget_course_modules(root: Path, package: str = "") -> None:
         sys.modules.pop(name, None)
     base = root.resolve()
     AUTHOR_FILES.difference_update(file for file in list(AUTHOR_FILES) if _inside(base, file))
+
+
+def _course_code(shown: str) -> bool:
+    """Return whether a course-relative file is the course's own code, not an installed package's (a
+    virtual environment or node_modules inside the course)."""
+    parts = shown.split("/")
+    return not parts[0].startswith(".") and not {"site-packages", "node_modules"} & set(parts)
 
 
 def _inside(base: Path, file: str) -> str | None:

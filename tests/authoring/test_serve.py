@@ -517,3 +517,26 @@ def test_the_loopback_by_name_or_number_is_served(live, host):
     port = server.server.server_address[1]
     status, body = raw_request(server.url, "/first.html", host.format(port=port))
     assert status == 200 and b"<html" in body
+
+
+def test_only_the_course_s_own_modules_are_imported_again(tmp_path, monkeypatch):
+    """Serving this repository (a course too) must not drop coursegen, build.py or a venv's packages."""
+    import types
+
+    import coursegen.cli
+    from coursegen.serve import reload
+
+    for name, file in {
+        "course_helper": tmp_path / "helper.py",
+        "installed_thing": tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "thing.py",
+        "env_thing": tmp_path / "env" / "lib" / "python3.11" / "site-packages" / "other.py",
+        "a_widget": tmp_path / "widgets" / "w" / "widget.py",
+        "__main__": tmp_path / "build.py",
+    }.items():
+        module = types.ModuleType(name)
+        module.__file__ = str(file)
+        monkeypatch.setitem(sys.modules, name, module)
+    engine = Path(coursegen.cli.__file__).resolve().parents[1]
+    assert reload.course_modules(tmp_path) == {"course_helper": "helper.py"}
+    assert all(not name.startswith("coursegen") for name in reload.course_modules(engine.parent))
+    assert reload.touches_extensions(tmp_path, ["helper.py"]) and not reload.touches_extensions(tmp_path, ["build.py"])
