@@ -234,10 +234,10 @@ class LiveServer:
             written = self._write(result.outputs)
         except ContentError as err:
             event = livereload.event_for_problems(err.problems)
-            self.log(str(err) + f"\n{len(err.problems)} problem(s); site/ keeps the last good build")
+            self.log(str(err) + f"\n{len(err.problems)} problem(s); the served site keeps the last good build")
         except Exception:  # noqa: BLE001 - a bug: print its traceback, keep serving the last good build
             self.cache.look_at_everything()  # what the crashed build left in the cache is not to be trusted
-            self.log(traceback.format_exc() + "site/ keeps the last good build")
+            self.log(traceback.format_exc() + "the served site keeps the last good build")
             event = {"type": "error", "problems": [CRASHED]}
         else:
             event = livereload.event_for_build(written, time.perf_counter() - started)
@@ -311,7 +311,7 @@ class LiveServer:
             try:
                 self.rebuild(changed)
             except BaseException:  # noqa: BLE001 - whatever a build raises, the next save must still rebuild
-                self.log(traceback.format_exc() + "site/ keeps the last good build")
+                self.log(traceback.format_exc() + "the served site keeps the last good build")
                 self.channel.publish({"type": "error", "problems": [CRASHED]})
 
     def stop(self) -> None:
