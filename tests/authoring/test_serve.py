@@ -308,8 +308,10 @@ def _course_with_every_input(course):
         config.read_text() + "theme:\n  extra_css: [css/extra.css]\n  extra_js: [js/extra.js]\n"
         "  logo: logo.svg\n  favicon: favicon.ico\nextensions: [extensions/stamp.py, byname]\n"
     )
+    (course / "images").mkdir()  # beside the lessons and media/ alike: any folder of the course
+    (course / "images" / "pic.svg").write_text("<svg>picture one</svg>\n")
     lesson = course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "Mark {stamp}`x`."))
+    lesson.write_text(lesson.read_text().replace("Text.", "Mark {stamp}`x`. ![A picture](../images/pic.svg)"))
 
 
 def _served_text(server, name_part: str) -> str:
@@ -317,7 +319,15 @@ def _served_text(server, name_part: str) -> str:
     rebuild writes, the old one may still be there)."""
     found = [f for f in server.site.rglob("*") if f.is_file() and name_part in f.relative_to(server.site).as_posix()]
     assert found, name_part
-    return "".join(f.read_text() for f in found)
+    return "".join(_text_if_there(f) for f in found)
+
+
+def _text_if_there(file) -> str:
+    """Return a file's text, or "" when a rebuild removed it (an old hashed asset) since it was listed."""
+    try:
+        return file.read_text()
+    except FileNotFoundError:
+        return ""
 
 
 @pytest.mark.parametrize(
@@ -327,6 +337,7 @@ def _served_text(server, name_part: str) -> str:
         (("js/extra.js", "console.debug('two');\n"), lambda s: "two" in _served_text(s, "course/js/extra")),
         (("logo.svg", "<svg>logo two</svg>\n"), lambda s: "logo two" in _served_text(s, "course/logo")),
         (("favicon.ico", "icon two"), lambda s: "icon two" in _served_text(s, "course/favicon")),
+        (("images/pic.svg", "<svg>picture two</svg>\n"), lambda s: "picture two" in _served_text(s, "images-pic")),
         (
             ("extensions/stamp.py", EXTENSION_V1.replace("ONE", "TWO")),
             lambda s: "STAMP-TWO" in fetch(s.url + "second.html"),
@@ -337,7 +348,16 @@ def _served_text(server, name_part: str) -> str:
             lambda s: "Footer two" in fetch(s.url + "first.html"),
         ),
     ],
-    ids=["extra_css", "extra_js", "logo", "favicon", "extension file", "module an extension imports", "template"],
+    ids=[
+        "extra_css",
+        "extra_js",
+        "logo",
+        "favicon",
+        "image",
+        "extension file",
+        "module an extension imports",
+        "template",
+    ],
 )
 def test_every_file_the_build_reads_is_watched(tmp_path, edit, shows):
     import shutil
