@@ -146,3 +146,17 @@ TRICKY_TEXTS = [
     "x\u0301y",  # a combining mark splits a word, here and in the browser
     "tab\tnew\nline\u00a0nbsp",
 ]
+
+
+def run_workflow_step(command: str, cwd: Path, env: dict[str, str]):
+    """Run a GitHub Actions `run:` step as the runner's default shell does (bash, -e, -o pipefail)."""
+    import subprocess
+
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )

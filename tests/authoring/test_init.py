@@ -29,6 +29,7 @@ def test_init_writes_a_course_that_builds_and_passes_check_strict(new_course, ca
         "kernels/__init__.py",
         "kernels/growth.py",
         "lessons/01-welcome.md",
+        "requirements.txt",
         "reviews/02-practice.md",
         "widgets/growth-steps/result.html",
         "widgets/growth-steps/spec.yaml",
@@ -76,7 +77,9 @@ def test_version(capsys):
     assert status == 0 and out.strip() == f"coursegen {__version__}"
 
 
-def test_the_workflow_installs_this_version_builds_strictly_and_deploys_to_pages(new_course):
+def test_requirements_pin_this_version_and_the_workflow_installs_from_them_with_pip_caching(new_course):
+    pinned = [line for line in (new_course / "requirements.txt").read_text().splitlines() if not line.startswith("#")]
+    assert pinned == [f"coursegen=={__version__}"]
     flow = read_yaml((new_course / ".github" / "workflows" / "pages.yml").read_text())
     triggers = flow["on"]
     assert triggers["push"]["branches"] == ["main"] and "workflow_dispatch" in triggers
@@ -85,14 +88,32 @@ def test_the_workflow_installs_this_version_builds_strictly_and_deploys_to_pages
     uses = [step.get("uses", "") for step in build["steps"]]
     runs = [step.get("run", "") for step in build["steps"]]
     assert uses[0].startswith("actions/checkout@") and uses[1].startswith("actions/setup-python@")
-    assert f'python -m pip install "coursegen=={__version__}"' in runs
-    assert runs.index("coursegen build --strict") > runs.index(f'python -m pip install "coursegen=={__version__}"')
+    assert build["steps"][1]["with"] == {
+        "python-version": "3.12",
+        "cache": "pip",
+        "cache-dependency-path": "requirements.txt",
+    }
+    assert runs.index("coursegen build --strict") > runs.index("python -m pip install -r requirements.txt")
     upload = build["steps"][-1]
     assert upload["uses"].startswith("actions/upload-pages-artifact@") and upload["with"]["path"] == "site"
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
     assert deploy["environment"]["url"] == "${{ steps.deployment.outputs.page_url }}"
-    assert deploy["steps"] == [{"id": "deployment", "uses": "actions/deploy-pages@v4"}]
+    assert [step["uses"].split("@")[0] for step in deploy["steps"]] == ["actions/deploy-pages"]
     assert (new_course / ".gitignore").read_text().splitlines()[:2] == ["site/", ".coursegen-cache/"]
+
+
+def test_the_self_hosted_pyodide_steps_run_only_for_a_course_that_pinned_pyodide_with_npm(new_course):
+    from coursegen.stages.config import PyodideConfig
+
+    text = (new_course / ".github" / "workflows" / "pages.yml").read_text()
+    steps = read_yaml(text)["jobs"]["build"]["steps"]
+    node = next(step for step in steps if step.get("uses", "").startswith("actions/setup-node@"))
+    npm = next(step for step in steps if step.get("run", "").startswith("npm ci"))
+    for step in (node, npm):
+        assert step["if"] == "hashFiles('package-lock.json') != ''"
+    assert node["with"]["cache"] == "npm" and "--omit=dev" in npm["run"]
+    assert steps.index(npm) < next(i for i, s in enumerate(steps) if s.get("run") == "coursegen build --strict")
+    assert f"npm install pyodide@{PyodideConfig().version}" in text  # the pin the build checks the copy against
 
 
 def test_new_lesson_and_review_work_in_a_course_with_no_units_yet(tmp_path, capsys):

@@ -34,6 +34,11 @@ def test_every_page_of_a_new_course_loads_without_errors_or_outside_requests(sit
         page.keyboard.press("ArrowRight")  # 6 % per step: a baked state, no Python needed
         assert page.locator(f"{WIDGET} [data-out=doubling]").text_content() == "12"
         assert amount.text_content() == "179.08"
+        page.locator(f"{WIDGET}-steps").focus()
+        page.keyboard.press("ArrowRight")  # 11 steps: baked too, so still no Python (the CDN would be a request)
+        assert amount.text_content() == "189.83"
+        source = page.locator(f"{WIDGET} [data-widget-source]")
+        assert source.text_content() == "Showing results computed when this page was built."
         page.goto(base + "practice.html")
         page.get_by_role("button", name="Search").click()
         page.keyboard.type("table of contents")

@@ -24,6 +24,7 @@ from markdown_it.common.utils import escapeHtml
 
 from coursegen import author_code
 from coursegen.author_code import AuthorCodeStopped, Limits
+from coursegen.extras import missing_module_hint
 from coursegen.features.calc.evaluate import CalcError, evaluate
 from coursegen.stages.roles import register_role
 
@@ -278,7 +279,9 @@ def public_modules(root: Path, package: str = "kernels") -> dict[str, types.Modu
             try:
                 modules[info.name] = importlib.import_module(f"{loaded.__name__}.{info.name}")
             except BaseException as err:  # noqa: BLE001 - a broken module (or sys.exit) is reported, not raised
-                raise CalcError(f"{package}/{info.name} cannot be imported: {type(err).__name__}: {err}") from None
+                raise CalcError(
+                    f"{package}/{info.name} cannot be imported: {type(err).__name__}: {err}", missing_module_hint(err)
+                ) from None
     return modules
 
 
@@ -304,7 +307,9 @@ def load_kernels(root: Path, package: str = "kernels") -> types.ModuleType:
             spec.loader.exec_module(module)
         except BaseException as err:  # noqa: BLE001 - a broken kernel file (or sys.exit) is reported, not raised
             del sys.modules[name]
-            raise CalcError(f"{package}/ cannot be imported: {type(err).__name__}: {err}") from None
+            raise CalcError(
+                f"{package}/ cannot be imported: {type(err).__name__}: {err}", missing_module_hint(err)
+            ) from None
     return sys.modules[name]
 
 

@@ -14,19 +14,20 @@ import json
 import sys
 import traceback
 
+from coursegen.extras import missing_module_hint
 from coursegen.features.calc.extension import CourseCode, load_kernels, public_modules
 from coursegen.features.widgets.spec import Widget
 
 
 class EntryError(Exception):
-    """A widget entry that failed: the message and the entry line it failed at (0 if unknown)."""
+    """A widget entry that failed: the message, the entry line it failed at (0 if unknown), a hint."""
 
-    def __init__(self, message: str, line: int = 0):
+    def __init__(self, message: str, line: int = 0, hint: str = ""):
         super().__init__(message)
-        self.message, self.line = message, line
+        self.message, self.line, self.hint = message, line, hint
 
-    def __reduce__(self):  # the worker sends it back to the build whole, line included
-        return type(self), (self.message, self.line)
+    def __reduce__(self):  # the worker sends it back to the build whole, line and hint included
+        return type(self), (self.message, self.line, self.hint)
 
 
 @contextlib.contextmanager
@@ -76,7 +77,7 @@ def run_entry(root, package: str, widget: Widget, params: dict, build: str) -> d
                 raise EntryError(
                     f"run() does not take the parameters spec.yaml lists ({', '.join(params)}): TypeError: {err}"
                 ) from None
-            raise EntryError(f"{type(err).__name__}: {err}", line) from None
+            raise EntryError(f"{type(err).__name__}: {err}", line, missing_module_hint(err)) from None
         try:
             return checked_result(widget, result)
         except EntryError:
@@ -116,7 +117,7 @@ def _namespace(widget: Widget, build: str) -> dict:
             exec(compile(source, str(widget.folder / "widget.py"), "exec"), namespace)
         except BaseException as err:  # noqa: BLE001 - the entry is course content: report it
             line = getattr(err, "lineno", None) or _entry_line(err)
-            raise EntryError(f"{type(err).__name__}: {err}", line) from None
+            raise EntryError(f"{type(err).__name__}: {err}", line, missing_module_hint(err)) from None
         if not callable(namespace.get("run")):
             raise EntryError("widget.py defines no function run(**params)", 1)
         _NAMESPACES[key] = namespace

@@ -21,6 +21,7 @@ from coursegen.author_code import AuthorCodeStopped, Limits
 from coursegen.errors import Problems, choices_hint
 from coursegen.features.calc.extension import LIMIT_HINT, CalcError, CourseCode
 from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
+from coursegen.features.widgets.page_weight import baked_state_sizes, check_page_weight
 from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site
 from coursegen.features.widgets.spec import Widget, fmt, load_widgets, parse_value, widget_folders
 from coursegen.stages.assets import hashed_name
@@ -47,8 +48,9 @@ class WidgetContext:
 
 
 def install(md) -> None:
-    """Register the widget fence's checking core rule and its renderer."""
+    """Register the widget fence's checking core rule and its renderer, and measure each page's baked states."""
     md.core.ruler.push("widgets", check_widget_fences)
+    md.page_analysers["widget_states"] = baked_state_sizes
     register_fence(md, FENCE, render_widget)
 
 
@@ -107,6 +109,11 @@ def course_package(root: Path, config) -> str:
 def pyodide_packages(widgets) -> list[str]:
     """Return the Pyodide packages the given widgets declare, each once, sorted."""
     return sorted({name for widget in widgets for name in widget.packages})
+
+
+def check(course, root: Path, problems: Problems) -> None:
+    """Warn about pages made large by their baked states (see page_weight)."""
+    check_page_weight(course, problems)
 
 
 def add_files(course, root: Path, assets, problems: Problems) -> None:
@@ -241,7 +248,7 @@ def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, 
         else:
             line_of_entry = getattr(err, "line", 0)  # an EntryError's; a CalcError has none
             where = f" (widgets/{widget.name}/widget.py line {line_of_entry})" if line_of_entry else ""
-            problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}")
+            problems.error(path, line, f"widget '{widget.name}' failed for {shown}: {err.message}{where}", err.hint)
         return None
     return states
 
