@@ -26,7 +26,7 @@ def make_parser() -> argparse.ArgumentParser:
     init.add_argument("--title", default="", help="the course's title (default: made from the folder's name)")
     build = sub.add_parser("build", help="build the site into site/ (the default command)")
     check = sub.add_parser("check", help="validate every source without writing anything")
-    serve = sub.add_parser("serve", help="build, then serve site/ on 127.0.0.1 and rebuild on changes")
+    serve = sub.add_parser("serve", help="build into a folder of its own, serve it on 127.0.0.1 and rebuild on changes")
     for command in (build, check, serve):
         command.add_argument("--drafts", action="store_true", help="include units marked draft: true")
         command.add_argument("--strict", action="store_true", help="treat warnings as errors")
@@ -47,6 +47,12 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--out", type=Path, default=None, help="output folder (default: site/ in the root)")
     serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     serve.add_argument("--no-watch", action="store_true", help="serve without watching for changes")
+    serve.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder to build into and serve from (default: a temporary one, removed on exit; site/ is left alone)",
+    )
     new = sub.add_parser("new", help='create the next lesson or review from a skeleton: new lesson "Title"')
     new.add_argument("kind", choices=("lesson", "review"), help="what to create")
     new.add_argument("title", help="the unit's title (quoted)")
@@ -69,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "serve":
         from coursegen.serve.server import serve
 
-        return serve(root, options, port=args.port, watch=not args.no_watch)
+        return serve(root, options, port=args.port, watch=not args.no_watch, out=args.out)
     if command == "new":
         return _new(root, args)
     if command == "init":

@@ -1,9 +1,14 @@
-"""`serve`: build, serve site/ on 127.0.0.1, rebuild what changed on every save, reload the open page.
+"""`serve`: build, serve the site on 127.0.0.1, rebuild what changed on every save, reload the open page.
 
 `make_server` is a plain static server (tests use it for built sites). `LiveServer` adds the
 development loop: an incremental build per batch of changes, only changed files rewritten in
-site/, and build events streamed to the pages (see livereload.py). A failed build leaves
-site/ as it was, prints its problems and shows them over the page; the next good save recovers.
+its output folder, and build events streamed to the pages (see livereload.py). A failed build
+leaves the served site as it was, prints its problems and shows them over the page; the next
+good save recovers.
+
+As with `mkdocs serve`, the site is built into a temporary folder of its own, removed when serve
+stops: the course's `site/` (what `build` made for publishing) is never touched, unless `--out`
+names the folder to serve from.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import http.server
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -23,9 +30,9 @@ from coursegen.cache import command_cache
 from coursegen.errors import ContentError
 from coursegen.features.search import extension as search
 from coursegen.pipeline import BuildOptions, build_site
-from coursegen.serve import livereload
+from coursegen.serve import livereload, reload
 from coursegen.serve.watch import watch_changes
-from coursegen.stages.write import update_site, write_site
+from coursegen.stages.write import check_output_folder, update_site, write_site
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -158,19 +165,36 @@ class LiveHandler(QuietHandler):
             pass
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A threading HTTP server that says nothing when a client hangs up mid-request.
+
+    A browser cancels requests all the time (a reload, a closed tab, an event stream it drops):
+    the request's thread then meets a broken pipe or a reset, which is no problem of the site.
+    Anything else is still printed, traceback and all.
+    """
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(site: Path, port: int, handler_class=QuietHandler) -> http.server.ThreadingHTTPServer:
     """Return a server for `site` bound to 127.0.0.1:`port` (0 picks a free port)."""
     handler = functools.partial(handler_class, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    server.daemon_threads = True
-    return server
+    return QuietServer(("127.0.0.1", port), handler)
 
 
 class LiveServer:
     """The development server: one incremental build per batch of changes, pages told to reload."""
 
-    def __init__(self, root: Path, options: BuildOptions, port: int = 0, log=None):
-        self.root, self.site = root, root / "site"
+    def __init__(self, root: Path, options: BuildOptions, port: int = 0, log=None, out: Path | None = None):
+        """`out`: the folder to build into and serve from (default: a temporary one, removed by stop)."""
+        self.root = root
+        self.own_site = out is None
+        self.site = Path(tempfile.mkdtemp(prefix="coursegen-serve-")) if out is None else out.resolve()
         self.options = dataclasses.replace(options, serve_mode=True)
         self.cache = command_cache(root)
         self.outputs: dict[str, bytes] | None = None
@@ -179,7 +203,11 @@ class LiveServer:
         self.watching = threading.Event()  # set once every watch is in place
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         handler = type("BoundLiveHandler", (LiveHandler,), {"channel": self.channel})
-        self.server = make_server(self.site, port, handler)
+        try:
+            self.server = make_server(self.site, port, handler)
+        except OSError:
+            self._remove_own_site()
+            raise
         self.threads: list[threading.Thread] = []
         self.building = threading.Lock()  # rebuilds come from the watcher and from the search index
         search.index_beside_rebuilds(
@@ -198,16 +226,18 @@ class LiveServer:
 
     def _rebuild(self, changed: Sequence[str]) -> dict:
         started = time.perf_counter()
+        if reload.touches_extensions(self.root, changed, self._package()):
+            self._start_afresh()
         self.cache.note_changes(self.root, changed)
         try:
             result = build_site(self.root, self.options, self.cache)
             written = self._write(result.outputs)
         except ContentError as err:
             event = livereload.event_for_problems(err.problems)
-            self.log(str(err) + f"\n{len(err.problems)} problem(s); site/ keeps the last good build")
+            self.log(str(err) + f"\n{len(err.problems)} problem(s); the served site keeps the last good build")
         except Exception:  # noqa: BLE001 - a bug: print its traceback, keep serving the last good build
             self.cache.look_at_everything()  # what the crashed build left in the cache is not to be trusted
-            self.log(traceback.format_exc() + "site/ keeps the last good build")
+            self.log(traceback.format_exc() + "the served site keeps the last good build")
             event = {"type": "error", "problems": [CRASHED]}
         else:
             event = livereload.event_for_build(written, time.perf_counter() - started)
@@ -220,6 +250,28 @@ class LiveServer:
         self.channel.publish(event)
         return event
 
+    def _config(self):
+        """Return the course's configuration as the last build read it, or None."""
+        kept = self.cache.memo.records.get("config")
+        return kept[1] if kept else None
+
+    def _package(self) -> str:
+        config = self._config()
+        return config.python.package if config is not None else ""
+
+    def _start_afresh(self) -> None:
+        """Forget everything the last builds kept: an extension's code changed, and every page may depend on it."""
+        reload.forget_course_modules(self.root, self._package())
+        watching = self.cache.changes.watched
+        self.cache = command_cache(self.root)
+        if watching:
+            self.cache.trust_watcher()
+
+    def _also_watched(self) -> list[Path]:
+        """Return what the build reads from folders the watcher passes over: a self-hosted Pyodide."""
+        config = self._config()
+        return [self.root / config.pyodide.path] if config is not None else []
+
     def _index_ready(self) -> None:
         """Write the search index made after the last rebuild (called from the indexing thread)."""
         if not self.stopping.is_set():
@@ -228,7 +280,7 @@ class LiveServer:
     def _write(self, outputs: dict[str, bytes]) -> list[str]:
         """Write the site: whole the first time, then only the files that differ."""
         if self.outputs is None:
-            write_site(outputs, self.site)
+            write_site(outputs, self.site, None if self.own_site else self.root)  # --out's folder is checked
             written = list(outputs)
         else:
             written = update_site(outputs, self.outputs, self.site)
@@ -253,11 +305,13 @@ class LiveServer:
         self.threads.append(thread)
 
     def _watch(self) -> None:
-        for changed in watch_changes(self.root, self.stopping, self.watching):
+        for changed in watch_changes(
+            self.root, self.stopping, self.watching, skip=lambda: [self.site], also=self._also_watched
+        ):
             try:
                 self.rebuild(changed)
             except BaseException:  # noqa: BLE001 - whatever a build raises, the next save must still rebuild
-                self.log(traceback.format_exc() + "site/ keeps the last good build")
+                self.log(traceback.format_exc() + "the served site keeps the last good build")
                 self.channel.publish({"type": "error", "problems": [CRASHED]})
 
     def stop(self) -> None:
@@ -269,12 +323,22 @@ class LiveServer:
         self.server.server_close()
         for thread in self.threads:
             thread.join(timeout=5)
+        self._remove_own_site()
+
+    def _remove_own_site(self) -> None:
+        """Remove the temporary output folder (a folder given with --out stays)."""
+        if self.own_site:
+            shutil.rmtree(self.site, ignore_errors=True)
 
 
-def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = True) -> int:
+def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = True, out: Path | None = None) -> int:
     """Build, serve and rebuild on changes until Ctrl-C; return the exit status."""
+    refused = check_output_folder(out, root) if out is not None else []
+    if refused:  # the course, a source folder, a folder of other files: refused before anything is built
+        print("\n".join(problem.format() for problem in refused), file=sys.stderr)
+        return 1
     try:
-        live = LiveServer(root, options, port)
+        live = LiveServer(root, options, port, out=out)
     except OSError as err:
         print(f"cannot serve on 127.0.0.1:{port}: {err.strerror}", file=sys.stderr)
         return 1

@@ -520,11 +520,17 @@ def _resolve_href(href: str, base: str, line: int, env: dict, ctx: ParseContext)
             env["path"],
             line,
             f"broken link '{href}': no source file '{path}'",
-            did_you_mean(path, ctx.slug_by_path) or "link to a lesson or review's .md file",
+            _near_link(path, base, ctx.slug_by_path) or "link to a lesson or review's .md file",
         )
         return href
     env["links"].append(Link(slug, anchor, line))
     return f"{slug}.html" + (f"#{anchor}" if anchor else "")
+
+
+def _near_link(path: str, base: str, paths) -> str:
+    """Return 'did you mean …?' for the source nearest `path`, written as the link must be where it stands:
+    relative to the linking source's folder `base` (a root path pasted there would be broken again)."""
+    return did_you_mean(posixpath.relpath(path, base or "."), [posixpath.relpath(p, base or ".") for p in paths])
 
 
 def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:

@@ -64,7 +64,20 @@ async function keptFetch(input, init) {
   }
   const responded = networkFetch(request);
   if (!file) keep(request, responded);
+  if (runtimeFetchFailed) {  // Pyodide hangs on some runtime files that fail (the wasm): the boot must not
+    const failed = runtimeFetchFailed;
+    responded.then((response) => { if (!response.ok) failed(statusError(request.url, response.status)); }, () => {});
+  }
   return responded;
+}
+
+let runtimeFetchFailed = null;  // while the runtime loads: rejects the boot with a StageError naming the file
+
+/** The StageError of a file that answered an error status: "missing" for a 404, "http" for another. */
+function statusError(url, status) {
+  return status === 404
+    ? new StageError("missing", `${url} answered HTTP 404`)
+    : new StageError("http", `${url} answered HTTP ${status}`);
 }
 self.fetch = keptFetch;
 
@@ -82,8 +95,7 @@ async function diagnose(url, integrity) {
   } catch (error) {
     return new StageError("unreachable", `${url} could not be reached: ${error.message}`);
   }
-  if (response.status === 404) return new StageError("missing", `${url} answered HTTP 404`);
-  if (!response.ok) return new StageError("http", `${url} answered HTTP ${response.status}`);
+  if (!response.ok) return statusError(url, response.status);
   if (integrity) {
     try {
       await networkFetch(url, { integrity, cache: "no-store" });
@@ -150,12 +162,18 @@ async function loadRuntime(config) {
     if (!coreResponse.ok) throw new Error(`Failed to load '${coreURL}': HTTP ${coreResponse.status}`);
     core = await moduleURL(coreResponse);
     const { default: createPyodideModule } = await import(core);
-    return await loadPyodide({ indexURL, packageBaseUrl: indexURL, createPyodideModule, stdout: () => {}, stderr: () => {} });
+    const fileFailed = new Promise((_, reject) => { runtimeFetchFailed = reject; });
+    fileFailed.catch(() => {});  // raced below; a failure after the runtime loaded is nobody's concern
+    return await Promise.race([
+      loadPyodide({ indexURL, packageBaseUrl: indexURL, createPyodideModule, stdout: () => {}, stderr: () => {} }),
+      fileFailed,
+    ]);
   } catch (error) {
     if (error instanceof StageError) throw error;
     const files = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
     throw await explain(config, files.map((name) => indexURL + name), [String(error?.message ?? error)]);
   } finally {
+    runtimeFetchFailed = null;
     URL.revokeObjectURL(loader);
     if (core) URL.revokeObjectURL(core);
   }

@@ -111,7 +111,7 @@ def test_each_mistake_has_its_own_message(names, content, message, hint):
         ("1 << 2", "cannot use the operator LShift"),
         ("~1", "cannot use the operator Invert"),
         ("sizes.kda_state(*[1, 2, 3])", "calls cannot unpack arguments with * or **"),
-        ("math.pi()", "can only call kernel functions, not math.pi"),
+        ("math.pi()", "can only call functions (of the course's package, or math), not math.pi"),
     ],
 )
 def test_expressions_cannot_reach_beyond_the_kernels(names, content, refused):
@@ -220,6 +220,25 @@ def test_calc_sees_every_public_module_of_a_package_named_in_course_yaml(mini_co
     computes_then_refuses(
         mini_course, "moon.PERIOD_HOURS * 2 | .2f | = 24.84", "24.84", "_private.SECRET", "unknown name '_private'"
     )
+
+
+def test_calc_messages_name_the_course_package_by_its_own_name(mini_course):
+    """A course whose package is `tides` is not told what "the kernels" compute."""
+    import shutil
+
+    shutil.rmtree(mini_course / "kernels")
+    (mini_course / "tides").mkdir()
+    (mini_course / "tides" / "__init__.py").write_text("")
+    (mini_course / "tides" / "moon.py").write_text("PERIOD_HOURS = 12.42\n")
+    config = mini_course / "course.yaml"
+    config.write_text(config.read_text() + "python:\n  package: tides\n")
+    put(mini_course, "Twice {calc}`moon.PERIOD_HOURS * 2 | .1f | = 24.9` hours.")
+    with pytest.raises(ContentError) as caught:
+        build_site(mini_course)
+    problem = caught.value.problems[0]
+    assert problem.message == "{calc} 'moon.PERIOD_HOURS * 2' gives 24.8, but the text states 24.9"
+    assert problem.hint == "the course's package 'tides' computes 24.84; correct the stated number or the expression"
+    assert "kernel" not in problem.format()
 
 
 def test_an_unknown_role_is_an_error_listing_the_known_ones(mini_course):

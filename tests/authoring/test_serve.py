@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from helpers import REPO
@@ -81,7 +82,7 @@ def test_an_edit_is_served_at_once_and_its_search_index_is_written_just_after(li
     indexed = events.next_after(edited["serial"])
     assert indexed["type"] == "built" and "search/index.json" in indexed["changed"]
     assert not [path for path in indexed["changed"] if path.endswith(".html")]
-    site = mini_course / "site"
+    site = _server.site
     fragments = [file.read_bytes() for file in (site / "search" / "p").iterdir()]
     assert any(b"Zanzibarish" in fragment for fragment in fragments)
     full = build_site(mini_course).outputs  # the same index a full build makes, and no file left of the old one
@@ -93,14 +94,14 @@ def test_an_edit_is_served_at_once_and_its_search_index_is_written_just_after(li
 def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live, mini_course):
     server, events = live
     first = events.next()
-    before = (mini_course / "site" / "second.html").read_bytes()
+    before = (server.site / "second.html").read_bytes()
     lesson = mini_course / "lessons" / "02-second.md"
     good = lesson.read_text()
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflw.BF16_MAX_LOG`."))
     broken = events.next_after(first["serial"])
     assert broken["type"] == "error"
     assert broken["problems"][0].startswith("lessons/02-second.md:12:9: unknown name 'overflw' in {calc}")
-    assert (mini_course / "site" / "second.html").read_bytes() == before  # the last good build stays
+    assert (server.site / "second.html").read_bytes() == before  # the last good build stays
     assert "Text." in fetch(server.url + "second.html")
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f`."))
     fixed = events.next_after(broken["serial"])
@@ -142,7 +143,7 @@ def test_a_fifo_or_an_outside_link_made_while_serving_is_refused_and_its_removal
         assert last["type"] == "built", last
         page = fetch(server.url + "second.html")
         assert f"Another line {number}." in page and "Not for the site" not in page
-    assert not (mini_course / "site" / "odd.html").exists()
+    assert not (server.site / "odd.html").exists()
 
 
 def test_a_save_that_hangs_ends_in_an_error_and_the_next_save_still_rebuilds(live, mini_course):
@@ -183,28 +184,242 @@ def test_the_reload_script_is_served_but_never_written_into_the_site(live, mini_
     assert "EventSource" in script and 'from "./dom.js"' in script
     helper = fetch(server.url + DOM_PATH.lstrip("/"))  # the overlay's DOM helper, the theme's own
     assert helper == (packaged_theme() / "assets" / "dom.js").read_text(encoding="utf-8")
-    for file in (mini_course / "site").rglob("*"):
+    for file in server.site.rglob("*"):
         if file.is_file():
             assert b"__coursegen" not in file.read_bytes(), file
     assert not any(b"__coursegen" in data for data in build_site(mini_course).outputs.values())
 
 
-def test_serve_builds_into_site_and_stops_cleanly_on_ctrl_c(mini_course):
-    command = [sys.executable, str(REPO / "build.py"), "--root", str(mini_course), "serve", "--port", "0"]
+def start_serve(mini_course, *extra):
+    """Start `build.py serve` in a session of its own (Ctrl-C reaches its whole process group); return it and its URL."""
+    command = [sys.executable, str(REPO / "build.py"), "--root", str(mini_course), "serve", "--port", "0", *extra]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
     )
+    line = process.stdout.readline()
+    assert line.startswith("serving ") and "http://127.0.0.1:" in line, line + process.stderr.read()
+    return process, line.split(" at ")[1].split()[0], Path(line.removeprefix("serving ").split(" at ")[0])
+
+
+def ctrl_c(process) -> tuple[str, str]:
+    """Press Ctrl-C as a terminal does (SIGINT to the whole process group); return the output."""
+    os.killpg(process.pid, signal.SIGINT)
+    return process.communicate(timeout=20)
+
+
+def test_serve_builds_into_a_folder_of_its_own_and_stops_cleanly_on_ctrl_c(mini_course):
+    """site/ is what `build` made for publishing: serve leaves it alone, as mkdocs serve does.
+    Ctrl-C reaches the index process too (it exists once a page was edited): nothing prints a traceback."""
+    published = mini_course / "site"
+    published.mkdir()
+    (published / "index.html").write_text("the published site")
+    process, url, served = start_serve(mini_course)
     try:
-        line = process.stdout.readline()
-        assert line.startswith("serving ") and "http://127.0.0.1:" in line, line + process.stderr.read()
-        url = line.split(" at ")[1].split()[0]
+        assert served != published and not served.is_relative_to(mini_course)
         assert "Second lesson" in fetch(url + "second.html")
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=20)
+        lesson = mini_course / "lessons" / "02-second.md"
+        lesson.write_text(lesson.read_text().replace("Text.", "Indexed words."))
+        deadline = time.monotonic() + 30
+        while not any(b"Indexed" in f.read_bytes() for f in (served / "search").rglob("*") if f.is_file()):
+            assert time.monotonic() < deadline, "the edit was never indexed"
+            time.sleep(0.1)
+        out, err = ctrl_c(process)
     finally:
         process.kill()
     assert process.returncode == 0, err
-    assert "stopped" in out and "Traceback" not in err
+    assert "stopped" in out and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert [f.name for f in published.iterdir()] == ["index.html"]
+    assert (published / "index.html").read_text() == "the published site"
+    assert not served.exists()  # the temporary folder goes with the server
+
+
+def test_serve_out_names_the_folder_it_builds_into_and_keeps(mini_course, tmp_path):
+    process, url, served = start_serve(mini_course, "--out", str(tmp_path / "preview"))
+    try:
+        assert served == (tmp_path / "preview").resolve()
+        assert "Second lesson" in fetch(url + "second.html")
+        _, err = ctrl_c(process)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert (served / "second.html").is_file() and not (mini_course / "site").exists()
+
+
+@pytest.mark.parametrize("out", [".", "lessons", "notes"], ids=["the course", "a source folder", "other files"])
+def test_serve_out_refuses_a_folder_it_would_destroy(mini_course, capsys, out):
+    from helpers import run_cli
+
+    (mini_course / "notes").mkdir()
+    (mini_course / "notes" / "todo.txt").write_text("mine\n")
+    before = sorted(p.relative_to(mini_course) for p in mini_course.rglob("*"))
+    status, _, err = run_cli(capsys, "--root", mini_course, "serve", "--port", "0", "--out", mini_course / out)
+    assert status == 1 and "the output folder" in err and "Traceback" not in err, err
+    assert sorted(p.relative_to(mini_course) for p in mini_course.rglob("*")) == before
+
+
+def test_clients_that_hang_up_print_nothing(live, capfd):
+    """A reload or a closed tab cancels requests mid-way: that is no problem to report."""
+    import socket
+    import struct
+
+    server, events = live
+    events.next()
+    address = ("127.0.0.1", server.server.server_address[1])
+    for path in ("/second.html", "/search/index.json", EVENTS_PATH, "/no-such-page.html") * 5:
+        with socket.create_connection(address, timeout=10) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {address[0]}:{address[1]}\r\n\r\n".encode())
+    time.sleep(0.5)  # the handlers meet the resets
+    assert raw_request(server.url, "/first.html")[0] == 200  # still serving
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception occurred during processing" not in err, err
+
+
+EXTENSION_V1 = (
+    "from coursegen.stages.roles import register_role\n\n\ndef install(md):\n"
+    "    register_role(md, 'stamp', lambda token, env, line: 'STAMP-ONE')\n"
+)
+
+
+def _course_with_every_input(course):
+    """Give the mini course an extension (a file and a module), extra CSS and JS, a logo and a favicon."""
+    for name in ("byname", "helper"):  # another test's course had modules of these names
+        sys.modules.pop(name, None)
+    (course / "css").mkdir()
+    (course / "css" / "extra.css").write_text("body { margin: 1px; }\n")
+    (course / "js").mkdir()
+    (course / "js" / "extra.js").write_text("console.debug('one');\n")
+    (course / "logo.svg").write_text("<svg>logo one</svg>\n")
+    (course / "favicon.ico").write_bytes(b"icon one")
+    (course / "extensions").mkdir()
+    (course / "extensions" / "stamp.py").write_text(EXTENSION_V1)
+    (course / "helper.py").write_text("WORD = 'HELPER-ONE'\n")
+    (course / "byname.py").write_text(
+        "import helper\n\n\ndef add_files(course, root, assets, problems):\n"
+        "    assets.files['byname.txt'] = helper.WORD.encode()\n"
+    )
+    config = course / "course.yaml"
+    config.write_text(
+        config.read_text() + "theme:\n  extra_css: [css/extra.css]\n  extra_js: [js/extra.js]\n"
+        "  logo: logo.svg\n  favicon: favicon.ico\nextensions: [extensions/stamp.py, byname]\n"
+    )
+    (course / "images").mkdir()  # beside the lessons and media/ alike: any folder of the course
+    (course / "images" / "pic.svg").write_text("<svg>picture one</svg>\n")
+    lesson = course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "Mark {stamp}`x`. ![A picture](../images/pic.svg)"))
+
+
+def _served_text(server, name_part: str) -> str:
+    """Return the texts of the served files whose paths hold `name_part` (a hashed asset's stem; while a
+    rebuild writes, the old one may still be there)."""
+    found = [f for f in server.site.rglob("*") if f.is_file() and name_part in f.relative_to(server.site).as_posix()]
+    assert found, name_part
+    return "".join(_text_if_there(f) for f in found)
+
+
+def _text_if_there(file) -> str:
+    """Return a file's text, or "" when a rebuild removed it (an old hashed asset) since it was listed."""
+    try:
+        return file.read_text()
+    except FileNotFoundError:
+        return ""
+
+
+@pytest.mark.parametrize(
+    "edit, shows",
+    [
+        (("css/extra.css", "body { margin: 2px; }\n"), lambda s: "2px" in _served_text(s, "course/css/extra")),
+        (("js/extra.js", "console.debug('two');\n"), lambda s: "two" in _served_text(s, "course/js/extra")),
+        (("logo.svg", "<svg>logo two</svg>\n"), lambda s: "logo two" in _served_text(s, "course/logo")),
+        (("favicon.ico", "icon two"), lambda s: "icon two" in _served_text(s, "course/favicon")),
+        (("images/pic.svg", "<svg>picture two</svg>\n"), lambda s: "picture two" in _served_text(s, "images-pic")),
+        (
+            ("extensions/stamp.py", EXTENSION_V1.replace("ONE", "TWO")),
+            lambda s: "STAMP-TWO" in fetch(s.url + "second.html"),
+        ),
+        (("helper.py", "WORD = 'HELPER-TWO'\n"), lambda s: (s.site / "byname.txt").read_text() == "HELPER-TWO"),
+        (
+            ("templates/partials/footer.html", "<footer>Footer two</footer>\n"),
+            lambda s: "Footer two" in fetch(s.url + "first.html"),
+        ),
+    ],
+    ids=[
+        "extra_css",
+        "extra_js",
+        "logo",
+        "favicon",
+        "image",
+        "extension file",
+        "module an extension imports",
+        "template",
+    ],
+)
+def test_every_file_the_build_reads_is_watched(tmp_path, edit, shows):
+    import shutil
+
+    from helpers import FIXTURES
+
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURES / "mini", course)
+    _course_with_every_input(course)
+    server = LiveServer(course, BuildOptions(), port=0, log=lambda text: None).start()
+    try:
+        assert "STAMP-ONE" in fetch(server.url + "second.html") and not shows(server)
+        path, text = edit
+        (course / path).parent.mkdir(parents=True, exist_ok=True)
+        (course / path).write_text(text)
+        deadline = time.monotonic() + 30  # polled: a missed change must fail here, not hang
+        while not shows(server):
+            assert time.monotonic() < deadline, f"saving {path} was never rebuilt"
+            time.sleep(0.05)
+    finally:
+        server.stop()
+
+
+def test_an_extension_saved_rebuilds_every_page_and_a_lesson_saved_only_its_own(tmp_path):
+    """What depends on a change is rebuilt, and no more: every page may use an extension's syntax."""
+    import shutil
+
+    from helpers import FIXTURES
+
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURES / "mini", course)
+    _course_with_every_input(course)
+    server = LiveServer(course, BuildOptions(), port=0, log=lambda text: None).start()
+    try:
+        pages = {"first", "second", "check"}
+        server.rebuild(["extensions/stamp.py"])
+        assert pages <= set(server.cache.rerendered) and len(server.cache.parsed) == 3
+        lesson = course / "lessons" / "01-first.md"
+        lesson.write_text(lesson.read_text() + "\nOne more line.\n")
+        server.rebuild(["lessons/01-first.md"])
+        assert server.cache.parsed == ["lessons/01-first.md"] and "second" not in server.cache.rerendered
+        server.rebuild(["tests/notes.txt"])  # nothing the build reads
+        assert server.cache.parsed == [] and not set(server.cache.rerendered) & pages
+    finally:
+        server.stop()
+
+
+def test_the_watcher_passes_over_what_the_build_never_reads(tmp_path):
+    from coursegen.serve.watch import watched_folders
+
+    for name in ("lessons", "css", "extensions", "node_modules/pyodide", ".git", ".venv", "env", "site", "preview"):
+        (tmp_path / name).mkdir(parents=True)
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    folders = watched_folders(
+        tmp_path, skip=lambda: [tmp_path / "preview"], also=lambda: [tmp_path / "node_modules/pyodide"]
+    )
+    assert [f.relative_to(tmp_path).as_posix() for f in folders] == [
+        "css",
+        "extensions",
+        "lessons",
+        "node_modules/pyodide",
+    ]
 
 
 def test_serve_reports_a_port_in_use_without_a_traceback(live, mini_course, capsys):
@@ -322,3 +537,26 @@ def test_the_loopback_by_name_or_number_is_served(live, host):
     port = server.server.server_address[1]
     status, body = raw_request(server.url, "/first.html", host.format(port=port))
     assert status == 200 and b"<html" in body
+
+
+def test_only_the_course_s_own_modules_are_imported_again(tmp_path, monkeypatch):
+    """Serving this repository (a course too) must not drop coursegen, build.py or a venv's packages."""
+    import types
+
+    import coursegen.cli
+    from coursegen.serve import reload
+
+    for name, file in {
+        "course_helper": tmp_path / "helper.py",
+        "installed_thing": tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "thing.py",
+        "env_thing": tmp_path / "env" / "lib" / "python3.11" / "site-packages" / "other.py",
+        "a_widget": tmp_path / "widgets" / "w" / "widget.py",
+        "__main__": tmp_path / "build.py",
+    }.items():
+        module = types.ModuleType(name)
+        module.__file__ = str(file)
+        monkeypatch.setitem(sys.modules, name, module)
+    engine = Path(coursegen.cli.__file__).resolve().parents[1]
+    assert reload.course_modules(tmp_path) == {"course_helper": "helper.py"}
+    assert all(not name.startswith("coursegen") for name in reload.course_modules(engine.parent))
+    assert reload.touches_extensions(tmp_path, ["helper.py"]) and not reload.touches_extensions(tmp_path, ["build.py"])

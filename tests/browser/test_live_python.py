@@ -224,8 +224,24 @@ def _remove(pattern: str):
             "the course's tally package is missing from this site",
             r"^course tally missing: http://[^ ]+/tally-0\.1\.0-py3-none-any\.whl answered HTTP 404",
         ),
+        *(  # each runtime file the worker or Pyodide fetches is named when it is gone (#29)
+            (
+                _remove(f"pyodide/{name}"),
+                "the Python runtime is missing from this site",
+                rf"^runtime missing: http://[^ ]+/pyodide/{re.escape(name)} answered HTTP 404",
+            )
+            for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
+        ),
     ],
-    ids=["changed-loader", "missing-stdlib", "missing-wheel"],
+    ids=[
+        "changed-loader",
+        "missing-stdlib",
+        "missing-wheel",
+        "missing-loader",
+        "missing-core",
+        "missing-wasm",
+        "missing-lock",
+    ],
 )
 def test_each_stage_says_its_true_cause(site, tmp_path, open_page, damage, sentence, reason):
     broken = shutil.copytree(site, tmp_path / "site")

@@ -261,8 +261,34 @@ def test_a_distribution_of_another_version_is_an_error(widget_course):
     make_dist(widget_course, {"numpy": [], "ml-dtypes": []}, version="0.27.0")
     assert first_problem(widget_course) == (
         "course.yaml:3: the Pyodide distribution in 'dist' is version 0.27.0, but pyodide.version is 314.0.7\n"
-        "    hint: set pyodide.version to 0.27.0"
+        "    hint: the widget worker loads Pyodide 314.0.7: point pyodide.path at that release "
+        "(npm package pyodide@314.0.7, or the release's full tarball)"
+    )  # not "set pyodide.version to 0.27.0": the worker cannot load that release
+
+
+def test_a_pin_of_another_release_is_told_which_release_the_worker_loads(widget_course):
+    """Following the hint above the wrong way (pinning 0.27.7 to match the copy) must not read as if the
+    worker loaded 0.27.7's layout."""
+    dist = make_dist(widget_course, {"numpy": []}, version="0.27.7", runtime=("pyodide.mjs", "pyodide.asm.wasm"))
+    (dist / "pyodide.asm.js").write_text("0.27's core")
+    (dist / "python_stdlib.zip").write_bytes(b"stdlib")
+    config = widget_course / "course.yaml"
+    config.write_text(config.read_text().replace("  source: local", "  source: local\n  version: 0.27.7"))
+    problem = first_problem(widget_course)
+    assert problem == (
+        "course.yaml:3: the Pyodide distribution in 'dist' lacks pyodide.asm.mjs: the widget worker loads "
+        "Pyodide 314.0.7's layout, and pyodide.version 0.27.7 is another release\n"
+        "    hint: set pyodide.version to 314.0.7 (or leave it out) and point pyodide.path at a Pyodide 314.0.7 "
+        "distribution (npm package pyodide@314.0.7, or the release's full tarball)"
     )
+    assert "0.27.7's layout" not in problem
+
+
+def test_a_copy_of_the_worker_s_release_under_another_pin_is_told_to_pin_it(widget_course):
+    make_dist(widget_course, {"numpy": [], "ml-dtypes": []})
+    config = widget_course / "course.yaml"
+    config.write_text(config.read_text().replace("  source: local", "  source: local\n  version: 0.27.7"))
+    assert first_problem(widget_course).endswith("hint: set pyodide.version to 314.0.7 (or leave it out)")
 
 
 def test_a_lock_file_that_is_not_one_is_an_error(widget_course):
@@ -284,7 +310,8 @@ def test_a_distribution_that_states_no_version_is_read_from_its_loader(widget_co
     (dist / "pyodide.mjs").write_text("// a loader of some other version")
     assert first_problem(widget_course) == (
         "course.yaml:3: the Pyodide distribution in 'dist' is of no stated version, but pyodide.version is 314.0.7\n"
-        "    hint: point pyodide.path at a Pyodide 314.0.7 distribution"
+        "    hint: the widget worker loads Pyodide 314.0.7: point pyodide.path at that release "
+        "(npm package pyodide@314.0.7, or the release's full tarball)"
     )
 
 

@@ -45,7 +45,7 @@ VALUE_ATTRIBUTES = {
     "argmin",
 }
 MAX_INT_EXPONENT = 10_000
-NESTED_HINT = "split it, or compute the value in a kernel function"
+NESTED_HINT = "split it, or compute the value in a function of the course's package"
 MAX_INT_BITS = 100_000  # about 30,000 digits: far more than prose needs, and quick to compute
 
 
@@ -86,7 +86,7 @@ def _eval(node: ast.AST, names: dict):
     if handler is None:
         raise CalcError(
             f"{{calc}} expressions cannot use {type(node).__name__} syntax",
-            "use numbers, arithmetic, kernel names, attributes, calls and [subscripts]",
+            "use numbers, arithmetic, the names of the course's modules, attributes, calls and [subscripts]",
         )
     return handler(node, names)
 
@@ -107,7 +107,9 @@ def _attribute(node: ast.Attribute, names: dict):
     owner = _eval(node.value, names)
     attr = node.attr
     if attr.startswith("_"):
-        raise CalcError(f"{{calc}} cannot use the private name '{attr}'", "use a public kernel function or constant")
+        raise CalcError(
+            f"{{calc}} cannot use the private name '{attr}'", "use a public function or constant of the module"
+        )
     if isinstance(owner, types.ModuleType):
         public = public_names(owner)
         if attr not in public:
@@ -141,7 +143,9 @@ def short_name(module: types.ModuleType) -> str:
 def _call(node: ast.Call, names: dict):
     function = _eval(node.func, names)
     if isinstance(function, type) or not callable(function):
-        raise CalcError(f"{{calc}} can only call kernel functions, not {ast.unparse(node.func)}")
+        raise CalcError(
+            f"{{calc}} can only call functions (of the course's package, or math), not {ast.unparse(node.func)}"
+        )
     if any(isinstance(arg, ast.Starred) for arg in node.args) or any(k.arg is None for k in node.keywords):
         raise CalcError("{calc} calls cannot unpack arguments with * or **")
     args = [_eval(arg, names) for arg in node.args]
@@ -151,7 +155,7 @@ def _call(node: ast.Call, names: dict):
     except BaseException as err:  # noqa: BLE001 - a kernel refusing its input (or exiting) is the author's to fix
         raise CalcError(
             f"{{calc}} '{ast.unparse(node)}' failed: {type(err).__name__}: {err}",
-            "check the arguments against the kernel's docstring",
+            "check the arguments against the function's docstring",
         ) from None
 
 

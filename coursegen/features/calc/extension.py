@@ -126,7 +126,7 @@ def compute_for_course(root: Path, package: str, content: str, build: str) -> tu
     """Return `compute(content)` over the course's package: what the worker runs for one role."""
     names = names_for_build(root, package, build)
     try:
-        return compute(content, names)
+        return compute(content, names, package)
     except CalcError:
         raise
     except BaseException as err:  # noqa: BLE001 - raised by a kernel value's own code (its __getattr__, __format__ …)
@@ -135,8 +135,9 @@ def compute_for_course(root: Path, package: str, content: str, build: str) -> tu
         ) from None
 
 
-def compute(content: str, names: dict) -> tuple[str, str]:
-    """Return (expression, displayed text) for a role's content, or raise CalcError."""
+def compute(content: str, names: dict, package: str = "kernels") -> tuple[str, str]:
+    """Return (expression, displayed text) for a role's content, or raise CalcError (naming the course's
+    `package`, whatever course.yaml calls it)."""
     expression, spec, unit, stated = split_role(content)
     value = as_number(evaluate(expression, names), expression)
     if isinstance(value, float) and not math.isfinite(value):
@@ -150,7 +151,7 @@ def compute(content: str, names: dict) -> tuple[str, str]:
     if stated is not None and not same_number(shown, stated):
         raise CalcError(
             f"{{calc}} '{expression}' gives {shown}, but the text states {stated}",
-            f"the kernels compute {value!r}; correct the stated number or the expression",
+            f"the course's package '{package}' computes {value!r}; correct the stated number or the expression",
         )
     return expression, shown + (NBSP + unit if unit else "")
 

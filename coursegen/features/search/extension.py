@@ -12,8 +12,10 @@ lessons, beside a build of about 8 s of CPU on two cores, and added half again t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
+import signal
 import threading
 from pathlib import Path
 
@@ -73,7 +75,8 @@ class IndexProcess:
             context = multiprocessing.get_context("spawn")
             self.connection, theirs = context.Pipe()
             self.process = context.Process(target=_index_process, args=(theirs,), daemon=True)
-            self.process.start()
+            with _ctrl_c_held():
+                self.process.start()
             theirs.close()
         assert self.connection is not None
         changed = {}
@@ -101,8 +104,23 @@ class IndexProcess:
                 process.kill()
 
 
+@contextlib.contextmanager
+def _ctrl_c_held():
+    """Hold SIGINT back in this thread while it starts the index process, which inherits the mask: a
+    Ctrl-C meanwhile reaches serve alone (which ends the process) and not the process's start-up."""
+    held = {signal.SIGINT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
 def _index_process(connection) -> None:
-    """The index process: answer each (order, changed, reply) with _update_index's files until serve is gone."""
+    """The index process: answer each (order, changed, reply) with _update_index's files until serve is gone.
+
+    Ctrl-C in serve's terminal reaches this process too: it ignores it (serve ends it by closing the pipe)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     kept: dict = {"pages": {}, "files": {}}
     while True:
         try:

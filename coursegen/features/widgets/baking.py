@@ -72,7 +72,12 @@ def run_entry(root, package: str, widget: Widget, params: dict, build: str) -> d
         try:
             result = namespace["run"](**params)
         except BaseException as err:  # noqa: BLE001 - even sys.exit(): reported at the fence with the entry's line
-            raise EntryError(f"{type(err).__name__}: {err}", _entry_line(err), missing_module_hint(err)) from None
+            line = _entry_line(err)
+            if isinstance(err, TypeError) and not line:  # raised by the call itself, not inside run()
+                raise EntryError(
+                    f"run() does not take the parameters spec.yaml lists ({', '.join(params)}): TypeError: {err}"
+                ) from None
+            raise EntryError(f"{type(err).__name__}: {err}", line, missing_module_hint(err)) from None
         try:
             return checked_result(widget, result)
         except EntryError:

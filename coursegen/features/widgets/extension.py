@@ -23,7 +23,7 @@ from coursegen.features.calc.extension import LIMIT_HINT, CalcError, CourseCode
 from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from coursegen.features.widgets.page_weight import baked_state_sizes, check_page_weight
 from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site
-from coursegen.features.widgets.spec import Widget, fmt, load_widgets, parse_value
+from coursegen.features.widgets.spec import Widget, fmt, load_widgets, parse_value, widget_folders
 from coursegen.stages.assets import hashed_name
 from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.stages.parse import highlight_code, register_fence, split_info
@@ -44,6 +44,7 @@ class WidgetContext:
     runtime: dict = field(default_factory=dict)  # what the page's runtime needs: worker, Pyodide, wheel
     package: str = ""  # the course's Python package, "" when it has none
     missing: dict = field(default_factory=dict)  # Pyodide packages a self-hosted copy lacks: name → why
+    broken: frozenset = frozenset()  # widgets whose folder is there but whose spec or files have problems
 
 
 def install(md) -> None:
@@ -86,7 +87,10 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
     )
     templates.filters["num"] = fmt
     code = CourseCode(root, config.limits if config is not None else Limits(), package or "kernels")
-    return WidgetContext(root, widgets, EntryRunner(code), templates, runtime, package, site.missing if site else {})
+    broken = frozenset(folder.name for folder in widget_folders(root)) - set(widgets)
+    return WidgetContext(
+        root, widgets, EntryRunner(code), templates, runtime, package, site.missing if site else {}, broken
+    )
 
 
 def csp(config) -> dict[str, list[str]]:
@@ -164,6 +168,8 @@ def parse_fence(token, context: WidgetContext, env: dict, line: int) -> dict | N
         return None
     name, settings = words[0], words[1:]
     widget = context.widgets.get(name)
+    if widget is None and name in context.broken:
+        return None  # a widget all the same: its problems are reported once, at its spec
     if widget is None:
         problems.error(path, line, f"unknown widget '{name}'", choices_hint(name, context.widgets, "widgets"))
         return None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursegen.memo import memoized
+from coursegen.stages.config import PyodideConfig
 from coursegen.stages.assets import file_stamps
 
 PACKAGE_VERSION = "0.1.0"  # the course package's wheel: a fixed version, its content hash is in the folder
@@ -27,6 +28,7 @@ CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
 LOCAL_DIR = "pyodide/"
 LOADER = "pyodide.mjs"  # the ES-module loader: Pyodide runs only in module workers
 LOCK = "pyodide-lock.json"  # the distribution's list of packages: file names, sha256, dependencies
+WORKER_VERSION = PyodideConfig.version  # the release whose layout the widget worker loads (the pinned default)
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", LOCK)
 ZIP_EPOCH = 315532800  # 1980-01-01, the earliest time a zip entry can hold
 ZIP_LATEST = 4354819199  # 2107-12-31T23:59:59Z, the latest one
@@ -187,11 +189,14 @@ def check_layout(dist: Path, settings) -> None:
             if (dist / "repodata.json").is_file()
             else ""
         )
+        other = settings.version != WORKER_VERSION  # a pin the worker was not made for: say so, not "its layout"
         raise SiteError(
             f"the Pyodide distribution in '{settings.path}' lacks {', '.join(absent)}: "
-            f"the widget worker loads Pyodide {settings.version}'s layout{older}",
-            f"point pyodide.path at a Pyodide {settings.version} distribution (npm package "
-            f"pyodide@{settings.version}, or the release's full tarball)",
+            f"the widget worker loads Pyodide {WORKER_VERSION}'s layout{older}"
+            + (f", and pyodide.version {settings.version} is another release" if other else ""),
+            (f"set pyodide.version to {WORKER_VERSION} (or leave it out) and " if other else "")
+            + f"point pyodide.path at a Pyodide {WORKER_VERSION} distribution (npm package "
+            f"pyodide@{WORKER_VERSION}, or the release's full tarball)",
         )
 
 
@@ -217,10 +222,19 @@ def check_version(dist: Path, settings) -> None:
             f"the Pyodide distribution in '{settings.path}' is "
             f"{'version ' + found if found else 'of no stated version'}, "
             f"but pyodide.version is {settings.version}",
-            f"set pyodide.version to {found}"
-            if found
-            else f"point pyodide.path at a Pyodide {settings.version} distribution",
+            version_hint(found),
         )
+
+
+def version_hint(found: str) -> str:
+    """Return what to do about a distribution of version `found` ("" when it states none): pin it only when
+    it is the release the worker loads, else fetch that release (pinning another leads to the layout error)."""
+    if found == WORKER_VERSION:
+        return f"set pyodide.version to {found} (or leave it out)"
+    return (
+        f"the widget worker loads Pyodide {WORKER_VERSION}: point pyodide.path at that release "
+        f"(npm package pyodide@{WORKER_VERSION}, or the release's full tarball)"
+    )
 
 
 def wheel_problem(path: Path, sha256: str) -> str:

@@ -8,6 +8,7 @@ its live Python needs (`packages`, e.g. [numpy, ml-dtypes]; none by default).
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
 import re
@@ -156,10 +157,15 @@ def check_value(param: Param, value) -> None:
         raise ValueError(f"must be {param.describe()}")
 
 
+def widget_folders(root: Path) -> list[Path]:
+    """Return every widget folder under `widgets/`, valid or not, sorted."""
+    return sorted(p for p in (root / "widgets").glob("*") if p.is_dir())
+
+
 def load_widgets(root: Path, problems: Problems) -> dict[str, Widget]:
     """Return every valid widget under `widgets/`, keyed by name, reporting broken specs."""
     found = {}
-    for folder in sorted(p for p in (root / "widgets").glob("*") if p.is_dir()):
+    for folder in widget_folders(root):
         widget = load_widget(root, folder, problems)
         if widget:
             found[widget.name] = widget
@@ -215,6 +221,8 @@ def _widget_from_files(root: Path, folder: Path, shown: str, problems: Problems)
             f"'packages' must list Pyodide package names, found {packages!r}",
             "for example: packages: [numpy, ml-dtypes]",
         )
+    if not len(problems.errors()) > before:
+        check_entry_signature(texts[1] or "", params, folder, shown, top.line_of("params"), problems)
     if len(problems.errors()) > before:
         return None
     return Widget(
@@ -227,6 +235,46 @@ def _widget_from_files(root: Path, folder: Path, shown: str, problems: Problems)
         precompute,
         tuple(packages),
     )
+
+
+def check_entry_signature(source: str, params, folder: Path, shown: str, line: int, problems: Problems) -> None:
+    """Report, at the spec, each parameter that widget.py's `def run(...)` and spec.yaml's params disagree on:
+    one run() needs and the spec lacks (the bake would fail with a TypeError at every page), or one the
+    spec lists and run() does not take. An entry whose run is no plain function is left to the bake."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return  # reported, at its line, when the bake runs the entry
+    run = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run"), None)
+    if run is None:
+        return
+    args = run.args
+    if args.vararg or args.posonlyargs:
+        return
+    positional = [a.arg for a in args.args]
+    required = positional[: len(positional) - len(args.defaults)]
+    required += [a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults) if default is None]
+    takes = set(positional) | {a.arg for a in args.kwonlyargs}
+    listed = [p.name for p in params]
+    entry = f"widgets/{folder.name}/widget.py"
+    for name in required:
+        if name not in listed:
+            problems.error(
+                shown,
+                line,
+                f"run() in {entry} (line {run.lineno}) needs parameter '{name}', which spec.yaml does not list "
+                "under params",
+                f"add '{name}' under params, or give it a default in run()",
+            )
+    if args.kwarg is None:
+        for name in listed:
+            if name not in takes:
+                problems.error(
+                    shown,
+                    line,
+                    f"spec.yaml lists parameter '{name}', which run() in {entry} (line {run.lineno}) does not take",
+                    f"add '{name}' to run()'s parameters, or remove it from params",
+                )
 
 
 def _params(data: dict, shown: str, problems: Problems) -> tuple[Param, ...]:
