@@ -54,6 +54,7 @@ export function sanitizeRecord(value) {
   if (value.aloud === true) out.aloud = true;
   if (typeof value.code === "string") out.code = value.code.slice(0, 20000);
   if (value.revealed === true) out.revealed = true;
+  if (value.self === true) out.self = true;  // an exercise scored by the learner, Python being unavailable
   if (SCORES.includes(value.score)) out.score = value.score;
   if (Number.isInteger(value.choice) && value.choice >= 0) out.choice = value.choice;
   if (typeof value.prompt === "string") out.prompt = value.prompt.slice(0, 300);
