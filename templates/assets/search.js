@@ -87,6 +87,17 @@ if (dialog && opener) {
     // A search field swallows the first Escape to clear itself; here Escape always closes search.
     if (event.key === "Escape") { event.preventDefault(); dialog.close(); }
   });
+  // ArrowDown from the field enters the results; ArrowUp and ArrowDown move between them, and ArrowUp
+  // from the first result returns to the field (as in a combobox's list, without taking Tab's place).
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+    const links = [...dialog.querySelectorAll("[data-search-results] a")];
+    const at = links.indexOf(document.activeElement);
+    if (!links.length || (at < 0 && document.activeElement !== input)) return;
+    event.preventDefault();
+    const next = event.key === "ArrowDown" ? Math.min(at + 1, links.length - 1) : at - 1;
+    (next < 0 ? input : links[next]).focus();
+  });
   let following = false;  // a result was chosen: focus goes to its section, not back to the opener
   dialog.querySelector("[data-search-results]").addEventListener("click", (event) => {
     if (event.target.closest("a")) { following = true; dialog.close(); }

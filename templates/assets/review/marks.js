@@ -17,7 +17,8 @@ export function markUnits(root, data) {
     item.classList.toggle("is-visited", Boolean(label));
     item.classList.toggle("is-done", done);
     if (!label) continue;
-    item.append(" ", h("span", { class: "progress-visited" }, label));
+    // On the course map the mark joins the unit's number line, which is there already: nothing moves.
+    (item.querySelector(".course-map-number") ?? item).append(" ", h("span", { class: "progress-visited" }, label));
   }
 }
 
