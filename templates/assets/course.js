@@ -43,8 +43,10 @@ function addCopyButtons() {
   for (const pre of document.querySelectorAll(".unit-body pre:not(.diagram), .widget-code pre")) {
     const button = h("button", { type: "button", class: "code-copy", "aria-label": "Copy the code" }, "Copy");
     const box = h("div", { class: "code-block" });
-    pre.before(box);
-    box.append(pre, button);
+    // A widget's code box is read as the Python it runs live: the button goes beside that box, not in it.
+    const target = pre.closest("[data-widget-code]") ?? pre;
+    target.before(box);
+    box.append(target, button);
     button.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(pre.textContent.replace(/\n$/, ""));

@@ -112,6 +112,10 @@ def test_each_code_block_gets_a_copy_button_that_copies_its_code(site, context_f
     expect(block.locator(".code-copy")).to_have_text("Copied")
     assert page.evaluate("() => navigator.clipboard.readText()") == 'print("high water")'
     assert page.locator(".unit-body pre.diagram").evaluate("pre => pre.parentElement.className") != "code-block"
+    # a widget's code box is the Python live runs read: its button sits beside it, never inside
+    code = page.locator("[data-widget-code]").first
+    assert code.evaluate("el => el.parentElement.className") == "code-block"
+    assert code.locator(".code-copy").count() == 0 and "Copy" not in code.text_content()
 
 
 def test_each_callout_kind_has_its_own_mark(site, context_factory):
