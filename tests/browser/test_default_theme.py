@@ -128,8 +128,8 @@ def test_arrow_down_moves_from_the_search_field_into_the_results_and_back(site, 
     page = open_page(context_factory(), site, "moon.html")
     page.keyboard.press("/")
     page.keyboard.type("moon")
+    page.locator("[data-search-status]", has_text="for “moon”").wait_for()  # the last query's results
     links = page.locator("[data-search-results] a")
-    links.first.wait_for()
     page.keyboard.press("ArrowDown")
     expect(links.first).to_be_focused()
     if links.count() > 1:

@@ -37,7 +37,8 @@ export function showNext(box, data) {
   const title = next.querySelector(".course-map-title");
   box.querySelector("[data-course-next-verb]").textContent = "Continue with";
   link.href = title.getAttribute("href");
-  link.textContent = `${next.querySelector(".course-map-number").textContent.trim()} · ${title.textContent.trim()}`;
+  const label = next.querySelector(".course-map-number").firstChild.textContent.trim();  // not its mark
+  link.textContent = `${label} · ${title.textContent.trim()}`;
 }
 
 /** Say once, in a note that covers no text, that stored progress could not be read; offer the damaged copy. */
