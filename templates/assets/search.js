@@ -43,6 +43,9 @@ async function show(query) {
     return;
   }
   if (number !== asked || found === null) return;  // typed on meanwhile: its fragments would go unseen
+  // The same query shown again (the index arrived as the learner typed) keeps the list, and the focus in it.
+  if (query === list.dataset.query && list.childElementCount) return;
+  list.dataset.query = query;
   const { hits, more } = found;
   performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));
