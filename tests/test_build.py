@@ -34,7 +34,7 @@ def test_two_builds_are_byte_identical(mini_course):
 def test_assets_have_content_hashed_names(mini_course):
     outputs = build_site(mini_course).outputs
     assets = [p for p in outputs if p.startswith("assets/")]
-    assert assets and all(re.search(r"\.[0-9a-f]{10}\.(css|js|json|svg|txt)$", p) for p in assets)
+    assert assets and all(re.search(r"\.[0-9a-f]{10}\.(css|js|json|svg|txt|woff2)$", p) for p in assets)
 
 
 def test_every_internal_url_is_relative(mini_course):

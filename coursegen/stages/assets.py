@@ -124,7 +124,11 @@ def pygments_css() -> str:
         from pygments.formatters import HtmlFormatter  # on first use, like the highlighter (see parse.py)
 
         light = HtmlFormatter(style="default").get_style_defs(".highlight")
-        dark = HtmlFormatter(style="github-dark").get_style_defs(":root[data-theme=dark] .highlight")
-        return f"{light}\n{dark}\n"
+        dark = HtmlFormatter(style="github-dark")
+        chosen = dark.get_style_defs(":root[data-theme=dark] .highlight")
+        # The OS's dark scheme, when the learner has not picked light: the same colours (the theme's
+        # dark variables apply there too, so the light colours would sit on a dark page).
+        system = dark.get_style_defs(":root:not([data-theme=light]) .highlight").replace("\n", "\n  ")
+        return f"{light}\n{chosen}\n@media (prefers-color-scheme: dark) {{\n  {system}\n}}\n"
 
     return memoized("pygments css", None, make)

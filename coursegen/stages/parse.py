@@ -92,6 +92,7 @@ def make_markdown(extensions=()) -> CourseParser:
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
     md.use(dollarmath_plugin, renderer=render_math, allow_space=False, allow_digits=False)
+    md.add_render_rule("math_block", render_display_math)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
     md.renderer.fence_handlers = {}
     md.block_names = set()
@@ -439,6 +440,13 @@ def _latex_to_mathml(latex: str, **options) -> str:
 def render_math(latex: str, options) -> str:
     """Return MathML for a `$…$` or `$$…$$` span (display mode for the latter)."""
     return _mathml(latex, "block" if options.get("display_mode") else "inline")
+
+
+def render_display_math(self, tokens, idx: int, options, env) -> str:
+    """Render a `$$…$$` block as a focusable scroll box: a formula wider than a phone scrolls sideways,
+    and a keyboard can reach it to do so (as with highlighted code)."""
+    content = render_math(tokens[idx].content.strip(), {"display_mode": True})
+    return f'<div class="math block" tabindex="0">\n{content}\n</div>\n'
 
 
 def _mathml(latex: str, display: str) -> str:

@@ -13,6 +13,7 @@ import mimetypes
 from pathlib import Path
 
 from coursegen.stages.config import CONFIG_NAME, config_line
+from coursegen.theme import math_font
 
 GENERATED = "theme.css"
 COURSE_ASSETS = "course/"  # asset names of course files: course/<path in the course>
@@ -45,6 +46,7 @@ def page_values(config) -> dict:
     return {
         "theme_styles": styles,
         "theme_scripts": [course_asset(p) for p in theme.get("extra_js", [])],
+        "math_font": {"stylesheet": math_font.STYLESHEET, "font": math_font.FONT},
         "logo": course_asset(theme["logo"]) if theme.get("logo") else "",
         "favicon": {
             "name": course_asset(favicon) if favicon else DEFAULT_FAVICON,
@@ -54,11 +56,12 @@ def page_values(config) -> dict:
 
 
 def add_files(course, root: Path, assets, problems) -> None:
-    """Add theme.css and each course file the theme settings name (a missing one is a problem at its key)."""
+    """Add theme.css, math.css and each course file the theme settings name (a missing one is a problem at its key)."""
     theme = course.config.theme if course else {}
     css = accent_css(theme)
     if css:
         assets.add(GENERATED, css.encode())
+    assets.add(math_font.STYLESHEET, math_font.stylesheet(root).encode())
     named = [(key, path) for key in ("extra_css", "extra_js") for path in theme.get(key, [])]
     named += [(key, theme[key]) for key in ("logo", "favicon") if theme.get(key)]
     for key, path in named:

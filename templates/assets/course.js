@@ -1,7 +1,8 @@
-// Page runtime: theme toggle, offline service worker, answers opened for print.
+// Page runtime: theme toggle, offline service worker, answers opened for print, copy buttons on code.
 // Widgets and reviews load their own modules where the page has them. The stored theme is applied
 // once, before first paint, by the inline partials/theme-init.js; this script only changes it.
 import { THEME_KEY } from "coursegen/constants.js";
+import { h } from "coursegen/dom.js";
 
 const root = document.documentElement;
 
@@ -36,7 +37,30 @@ function expandForPrint() {
   addEventListener("afterprint", () => opened.forEach((d) => { d.open = false; }));
 }
 
+/** Give each code block of the text a Copy button, placed over the block's corner so nothing moves. */
+function addCopyButtons() {
+  if (!navigator.clipboard) return;  // insecure contexts have no clipboard API
+  for (const pre of document.querySelectorAll(".unit-body pre:not(.diagram), .widget-code pre")) {
+    const button = h("button", { type: "button", class: "code-copy", "aria-label": "Copy the code" }, "Copy");
+    const box = h("div", { class: "code-block" });
+    // A widget's code box is read as the Python it runs live: the button goes beside that box, not in it.
+    const target = pre.closest("[data-widget-code]") ?? pre;
+    target.before(box);
+    box.append(target, button);
+    button.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(pre.textContent.replace(/\n$/, ""));
+        button.textContent = "Copied";
+      } catch {
+        button.textContent = "Select and copy";  // the browser refused: the learner can still select the text
+      }
+      setTimeout(() => { button.textContent = "Copy"; }, 2000);
+    });
+  }
+}
+
 const toggle = document.querySelector("[data-theme-toggle]");
 if (toggle) setupThemeToggle(toggle);
 registerServiceWorker(root.dataset.serviceWorker);
 expandForPrint();
+addCopyButtons();

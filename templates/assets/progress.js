@@ -1,6 +1,7 @@
 // Course-wide progress kept in this browser only: units visited, reviews done, answers and scores,
 // and each scored question's review schedule. Missing, old or corrupt storage is never fatal: it
-// is read field by field and anything unexpected is dropped.
+// is read field by field and anything unexpected is dropped. Storage that cannot be read at all is
+// kept aside, untouched, under CORRUPT_SUFFIX, so the page can say so and the learner can save it.
 import { SCORE_LABELS } from "coursegen/constants.js";
 
 export const FORMAT = "coursegen-progress";
@@ -16,6 +17,8 @@ const isObject = (value) => value !== null && typeof value === "object" && !Arra
 const entries = (value) => (isObject(value) ? Object.entries(value).filter(([key]) => key !== "__proto__") : []);
 export const own = (object, key) => (Object.hasOwn(object, key) ? object[key] : undefined);
 const isDate = (value) => typeof value === "string" && !Number.isNaN(Date.parse(value));
+
+export const CORRUPT_SUFFIX = ":corrupt";
 
 /** Return the localStorage key of a course's progress. */
 export function storageKey(course) {
@@ -54,6 +57,7 @@ export function sanitizeRecord(value) {
   if (value.aloud === true) out.aloud = true;
   if (typeof value.code === "string") out.code = value.code.slice(0, 20000);
   if (value.revealed === true) out.revealed = true;
+  if (value.self === true) out.self = true;  // an exercise scored by the learner, Python being unavailable
   if (SCORES.includes(value.score)) out.score = value.score;
   if (Number.isInteger(value.choice) && value.choice >= 0) out.choice = value.choice;
   if (typeof value.prompt === "string") out.prompt = value.prompt.slice(0, 300);
@@ -87,7 +91,10 @@ export function browserStorage() {
 /** Return a store over one course's progress; without storage it lasts as long as the page. */
 export function openStore(course, storage = browserStorage()) {
   const key = storageKey(course);
-  let data = read(storage, key, course) ?? emptyProgress(course);
+  const found = read(storage, key, course);
+  let data = found.data ?? emptyProgress(course);
+  if (found.unreadable) keepAside(storage, key + CORRUPT_SUFFIX, found.unreadable);
+  const corrupt = () => { try { return storage?.getItem(key + CORRUPT_SUFFIX) ?? ""; } catch { return ""; } };
   const save = () => {
     try { storage?.setItem(key, JSON.stringify(data)); } catch { /* full or blocked: keep it in memory */ }
   };
@@ -99,6 +106,9 @@ export function openStore(course, storage = browserStorage()) {
     visit(slug) { if (!own(data.visited, slug)) { data.visited[slug] = true; save(); } },
     markReview(slug, done) { if (done) data.reviews[slug] = { done: true }; else delete data.reviews[slug]; save(); },
     exportText: () => JSON.stringify(data, null, 2),
+    /** The stored progress found unreadable (kept as it was), or "". */
+    corruptText: corrupt,
+    forgetCorrupt() { try { storage?.removeItem(key + CORRUPT_SUFFIX); } catch { /* blocked */ } },
     importText(text) {
       let parsed;
       try { parsed = JSON.parse(text); } catch { return false; }
@@ -117,11 +127,22 @@ export function openStore(course, storage = browserStorage()) {
   };
 }
 
+/** Return {data} from storage (null when there is none), with `unreadable`: the stored text when it
+ * is not progress at all (corrupt JSON, another format), so it is not lost when the fresh copy is saved. */
 function read(storage, key, course) {
+  let text = null;
   try {
-    const text = storage?.getItem(key);
-    return text ? sanitize(JSON.parse(text), course) : null;
+    text = storage?.getItem(key);
   } catch {
-    return null; // corrupt JSON or unreadable storage: start afresh
+    return { data: null };  // blocked storage: nothing to keep
   }
+  if (!text) return { data: null };
+  let parsed;
+  try { parsed = JSON.parse(text); } catch { return { data: null, unreadable: text }; }
+  const clean = sanitize(parsed, course);
+  return clean ? { data: clean } : { data: null, unreadable: text };
+}
+
+function keepAside(storage, key, text) {
+  try { storage?.setItem(key, text); } catch { /* full or blocked: the page still says so */ }
 }

@@ -4,7 +4,7 @@
 // question modules load only on pages that have questions.
 import { h } from "coursegen/dom.js";
 import { openStore } from "coursegen/progress.js";
-import { markUnits, showDue } from "coursegen/review/marks.js";
+import { markUnits, showCorrupt, showDue, showNext } from "coursegen/review/marks.js";
 
 const config = readConfig();
 
@@ -20,9 +20,13 @@ function readConfig() {
 async function start({ course, page }) {
   const store = openStore(course);
   if (page) store.visit(page);
-  markUnits(document, store.data);
-  showDue(document.querySelector("[data-due]"), store.due(new Date()));
   const questions = [...document.querySelectorAll("[data-question]")];
+  if (page && !questions.length) store.markReview(page, true);  // nothing to answer: reading it is doing it
+  askAgainWhenDue(questions, store, new Date());
+  markUnits(document, store.data);
+  showNext(document.querySelector("[data-course-next]"), store.data);
+  showDue(document.querySelector("[data-due]"), store.due(new Date()));
+  showCorrupt(store);
   if (questions.length) await enhanceQuestions(questions, store, page);
   document.documentElement.dataset.review = "ready"; // for tests and styles: enhancement is done
 }
@@ -40,7 +44,7 @@ async function enhanceQuestions(questions, store, page) {
   const section = document.querySelector("[data-tally]");
   const refresh = () => {
     if (section) tally.update(section, questions, (q) => store.record(keyOf(q)));
-    store.markReview(page, questions.every((q) => store.record(keyOf(q)).score));
+    store.markReview(page, questions.every((q) => isDone(q, store.record(keyOf(q)))));
   };
   const ctx = {
     store, seed: store.data.seed, keyOf,
@@ -69,6 +73,23 @@ async function enhanceQuestions(questions, store, page) {
       reload: () => views.forEach((v) => v.restore()) });
   }
   refresh();
+}
+
+/** A question is done once scored; an exercise, once scored yes (its checks passed, or the learner says so). */
+function isDone(question, record) {
+  return question.dataset.kind === "exercise" ? record.score === "yes" : Boolean(record.score);
+}
+
+/** A question due for review is asked afresh: last time's answer and model answer do not greet the learner.
+ * Its schedule (card), link and, for an exercise, its code stay. */
+function askAgainWhenDue(questions, store, now) {
+  for (const question of questions) {
+    const key = keyOf(question);
+    const { card, revealed, score } = store.record(key);
+    if (!card || Date.parse(card.due) > now.getTime() || (!revealed && !score)) continue;
+    store.update(key, { text: undefined, aloud: undefined, revealed: undefined, score: undefined,
+      choice: undefined, self: undefined });
+  }
 }
 
 function keyOf(question) {

@@ -43,6 +43,9 @@ async function show(query) {
     return;
   }
   if (number !== asked || found === null) return;  // typed on meanwhile: its fragments would go unseen
+  // The same query shown again (the index arrived as the learner typed) keeps the list, and the focus in it.
+  if (query === list.dataset.query && list.childElementCount) return;
+  list.dataset.query = query;
   const { hits, more } = found;
   performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));
@@ -86,6 +89,17 @@ if (dialog && opener) {
   input.addEventListener("keydown", (event) => {
     // A search field swallows the first Escape to clear itself; here Escape always closes search.
     if (event.key === "Escape") { event.preventDefault(); dialog.close(); }
+  });
+  // ArrowDown from the field enters the results; ArrowUp and ArrowDown move between them, and ArrowUp
+  // from the first result returns to the field (as in a combobox's list, without taking Tab's place).
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+    const links = [...dialog.querySelectorAll("[data-search-results] a")];
+    const at = links.indexOf(document.activeElement);
+    if (!links.length || (at < 0 && document.activeElement !== input)) return;
+    event.preventDefault();
+    const next = event.key === "ArrowDown" ? Math.min(at + 1, links.length - 1) : at - 1;
+    (next < 0 ? input : links[next]).focus();
   });
   let following = false;  // a result was chosen: focus goes to its section, not back to the opener
   dialog.querySelector("[data-search-results]").addEventListener("click", (event) => {

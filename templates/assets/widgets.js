@@ -246,6 +246,8 @@ class WidgetRuntime {
   /** The build found this site's Pyodide copy lacking what the page needs: say so instead of trying. */
   unavailable() {
     this.part("live-run").hidden = true;
+    // controls whose other values only live Python can answer cannot move here (their note says why)
+    for (const input of this.form.querySelectorAll("[data-live-only] :is(input, select)")) input.disabled = true;
     this.status(this.unavailableText());
     this.explain(Object.entries(this.python.config.missing).map(([name, why]) => `${name}: ${why}`).join("; "));
   }

@@ -66,7 +66,7 @@ def test_extra_css_and_js_logo_and_favicon_come_from_the_course(course):
     css = next(h for h in linked(page, "link", "href") if h.startswith("assets/course/style/extra."))
     js = next(s for s in linked(page, "script", "src") if s.startswith("assets/course/style/extra."))
     assert outputs[css] == b".callout { border-width: 3px; }\n" and b"dataset.extra" in outputs[js]
-    logo = re.search(r'<img class="site-logo" src="([^"]+)" alt="" height="32">', page).group(1)
+    logo = re.search(r'<img class="site-logo" src="([^"]+)" alt="" width="32" height="32">', page).group(1)
     assert outputs[logo].endswith(b"logo")
     icon = re.search(r'<link rel="icon" href="([^"]+)" type="image/png">', page).group(1)
     assert outputs[icon].endswith(b"icon")

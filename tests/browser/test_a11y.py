@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from colours import TEXT_COLOURS, contrast, luminance, unreadable
 from helpers import REPO, copy_course, serving
 from PIL import Image
 from playwright.sync_api import expect
@@ -173,23 +174,6 @@ def test_the_theme_toggle_works_from_the_keyboard_and_is_remembered(site, page_a
     watch.assert_clean()
 
 
-def luminance(rgb) -> float:
-    """Return WCAG relative luminance of an (r, g, b) colour in 0-255."""
-
-    def channel(c):
-        c = c / 255
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(c) for c in rgb[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
-def contrast(a, b) -> float:
-    """Return the WCAG contrast ratio of two colours."""
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
 def painted_contrast(png: bytes) -> float:
     """Return the contrast between a text element's background (its commonest colour) and its text
     (the pixel that differs most from it), as painted in a screenshot."""
@@ -280,3 +264,52 @@ def test_only_learners_who_accept_motion_see_the_search_dialog_animate(motion, s
             || style.scrollBehavior === 'smooth';
     }).map(el => el.tagName.toLowerCase() + '.' + el.className)""")
     assert moving == ([] if motion == "reduce" else ["dialog.search"])
+
+
+@pytest.mark.parametrize(
+    ("scheme", "chosen"),
+    [("dark", None), ("light", "dark"), ("light", None), ("dark", "light")],
+    ids=["os-dark", "toggled-dark", "os-light", "toggled-light"],
+)
+def test_every_token_of_highlighted_code_is_readable_in_either_scheme_however_it_was_chosen(
+    scheme, chosen, site, context_factory
+):
+    # The OS's dark scheme with no choice on the site once painted light code colours on the dark page.
+    context = context_factory(color_scheme=scheme)
+    if chosen:
+        context.add_init_script(f"localStorage.setItem('coursegen:theme', '{chosen}')")
+    page = open_page(context, site, "moon.html")
+    colours = page.locator("pre.highlight").evaluate_all(TEXT_COLOURS)
+    assert len(colours) >= 3  # print, the brackets, the string
+    assert unreadable(colours) == []
+
+
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory):
+    """The repository's sample course (display math, the chunkwise demo, an exercise), built once and served."""
+    root = copy_course(REPO, tmp_path_factory.mktemp("sample") / "course")
+    assert cli_main(["--root", str(root), "build"]) == 0
+    with serving(root / "site") as base:
+        yield base
+
+
+SAMPLE_PAGES = ["k3-at-a-glance.html", "kda.html", "sequence-axis.html", "depth-axis.html"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 390], ids=["desktop", "phone"])
+def test_axe_finds_no_serious_violation_on_the_sample_course_s_lessons(width, theme, sample_site, context_factory):
+    # Display math, the memory table and the chunk timeline scroll inside their boxes on a phone; each
+    # such box must be reachable by keyboard. The exercise's editor is loaded (by focusing its text box).
+    context = context_factory(
+        viewport={"width": width, "height": 844}, color_scheme=theme, bypass_csp=True, service_workers="block"
+    )
+    found = {}
+    for name in SAMPLE_PAGES:
+        page = open_page(context, sample_site, name)
+        if name == "kda.html":
+            page.locator(".exercise-code").first.focus()
+            page.locator(".exercise-code-editor").first.wait_for()
+        found[name] = serious_violations(page)
+        page.close()
+    assert found == {name: [] for name in SAMPLE_PAGES}

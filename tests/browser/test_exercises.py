@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from colours import TEXT_COLOURS, unreadable
 from helpers import FIXTURES, REPO, copy_course, link_pyodide, require_complete_pyodide, run_cli, serving
 from playwright.sync_api import expect
 
@@ -233,7 +234,7 @@ def test_axe_finds_no_serious_violation_after_a_check(site, context_factory):
         assert serious == []
 
 
-def test_python_that_cannot_load_is_said_plainly_and_nothing_is_committed(tmp_path, context_factory):
+def test_python_that_cannot_load_is_said_plainly_and_the_learner_can_still_compare_and_score(tmp_path, context_factory):
     site = build(tmp_path / "cdn", exercise_block(), pyodide="  source: cdn\n")
     with serving(site) as base:
         page = context_factory(service_workers="block").new_page()
@@ -241,22 +242,64 @@ def test_python_that_cannot_load_is_said_plainly_and_nothing_is_committed(tmp_pa
         page.goto(base + "tiles.html")
         page.wait_for_selector("html[data-review=ready]")
         write(page, RIGHT)
-        check(page, r"^Python is unavailable: Python could not be loaded \(runtime:")
-        assert page.locator(f"{Q} details[data-answer]").is_hidden()
-        assert page.locator(f"{Q} .exercise-check").is_enabled()
+        check(
+            page,
+            r"^Python is unavailable: Python could not be loaded \(runtime:.*\. "
+            r"Compare your code with the reference solution and score yourself\.$",
+        )
+        answer = page.locator(f"{Q} details[data-answer]")
+        assert answer.is_hidden()  # nothing is committed by the failure itself
+        assert page.locator(f"{Q} .exercise-check").is_enabled()  # Check may be tried again
+        compare = page.locator(f"{Q} .exercise-compare")
+        compare.click()  # the way on: the reference unlocks, and the learner scores it
+        expect(answer).to_be_visible()
+        expect(compare).to_be_hidden()
+        expect(page.locator(f"{Q} .question-score-label")).to_contain_text("score yourself")
+        page.locator(f"{Q} [data-score=partly]").click()
+        expect(page.locator("[data-tally-summary]")).to_contain_text("1 of 1 answered: 0 yes, 1 partly, 0 no")
+        page.reload()  # kept as a self-score
+        page.wait_for_selector("html[data-review=ready]")
+        expect(page.locator(f"{Q} .question-score-label")).to_contain_text("score yourself")
+        assert page.locator(f"{Q} [data-score=partly]").get_attribute("aria-pressed") == "true"
 
 
-def test_the_page_boots_python_with_every_exercise_s_packages(tmp_path, context_factory):
-    # The npm runtime has no numpy, so the KDA exercise's package stops the boot, for both exercises.
+def test_a_site_without_numpy_says_so_up_front_for_the_numpy_exercise_and_the_other_still_checks(
+    tmp_path, context_factory
+):
+    # The npm runtime has no numpy: the KDA exercise says so before any run (as widgets do) and offers the
+    # reference; the pure-Python exercise on the same page boots without numpy and checks as usual.
     site = build(tmp_path / "both", exercise_block() + "\n" + exercise_block("02-kda.md"))
     with serving(site) as base:
         page = context_factory(service_workers="block").new_page()
+        requests = []
+        page.on("request", lambda request: requests.append(request.url))
         page.goto(base + "tiles.html")
         page.wait_for_selector("html[data-review=ready]")
+        kda = page.locator("#q-one-token-update")
+        expect(kda.locator(".exercise-status")).to_have_text(
+            "Live Python is not available on this site: its copy of Pyodide lacks numpy, so this code cannot be "
+            "run or checked here. Compare your code with the reference solution and score yourself."
+        )
+        expect(kda.locator(".exercise-check")).to_be_hidden()
+        expect(kda.locator(".exercise-run")).to_be_hidden()
+        kda.locator(".exercise-compare").click()
+        expect(kda.locator("details[data-answer]")).to_be_visible()
         write(page, RIGHT)
-        check(
-            page, r"^Python is unavailable: Python could not be loaded \(package: \S*numpy\S*\.whl answered HTTP 404"
-        )  # the npm runtime ships no numpy
+        check(page, r"^9 of 9 checks passed; scored yes\.")
+        assert not [url for url in requests if "numpy" in url]
+
+
+def test_the_editor_s_code_is_readable_in_the_dark_scheme(tiles):
+    page, watch = tiles(color_scheme="dark")
+    page.wait_for_selector("html[data-review=ready]")
+    write(page, RIGHT)
+    editors = page.locator(f"{Q} .exercise-code-editor")  # CodeMirror draws its text in the editor's shadow root
+    colours = editors.evaluate_all(
+        f"hosts => ({TEXT_COLOURS})(hosts.map(h => h.shadowRoot.querySelector('.cm-content')))"
+    )
+    assert len(colours) >= 10  # keywords, names, numbers, operators
+    assert unreadable(colours) == []
+    watch.assert_clean()
 
 
 NUMPY_ANSWER = """import numpy as np

@@ -181,6 +181,7 @@ def test_export_then_reset_then_import_restores_progress(site, page_and_watch, t
     assert saved.name == "bread-basics-progress.json"
     assert json.loads(saved.read_text())["questions"]
     page.locator("[data-tally-reset]").click()
+    page.locator("[data-tally-reset-confirm]").click()
     assert summary(page).startswith("0 of 4 answered")
     assert question(page, "recall").locator("textarea").input_value() == ""
     page.locator("[data-tally-import]").set_input_files(str(saved))
@@ -304,9 +305,11 @@ def test_the_course_map_marks_visits_and_done_reviews_and_counts_questions_due(s
     page.goto(site + "index.html")
     page.wait_for_selector("html[data-review=ready]")
     assert page.locator("[data-unit=yeast] .progress-visited").inner_text() == "visited"
-    assert page.locator("[data-unit=check-dough] .progress-visited").inner_text() == "review done"
+    assert page.locator("[data-unit=check-dough] .progress-visited").inner_text() == "done"
     assert page.locator("[data-unit=gluten] .progress-visited").count() == 0
-    assert page.locator("[data-due-count]").inner_text() == "No questions are due for review."
+    expect(page.locator("[data-due]")).to_be_hidden()  # nothing due: no empty box
+    # the lesson's own questions are not answered yet: it is the next unit to do
+    expect(page.locator("[data-course-next]")).to_have_text("Continue with Lesson 1 · Yeast")
     later = context.new_page()
     later.clock.install(time=datetime.now(UTC) + timedelta(days=1, hours=1))
     later.goto(site + "index.html")
@@ -316,7 +319,85 @@ def test_the_course_map_marks_visits_and_done_reviews_and_counts_questions_due(s
     assert link.get_attribute("href") == "check-dough.html#q-explain-to-a-friend-why-kneaded"
     link.click()
     later.wait_for_selector("html[data-review=ready]")
-    assert "Due for review now" in later.locator("#q-explain-to-a-friend-why-kneaded .question-next").inner_text()
+    # asked afresh: last time's commitment, model answer and score do not greet the learner
+    due = later.locator("#q-explain-to-a-friend-why-kneaded")
+    expect(due.locator("[data-answer]")).to_be_hidden()
+    expect(due.locator(".question-aloud input")).not_to_be_checked()
+    expect(due.locator(".question-reveal")).to_be_visible()
+    expect(due.locator(".question-again")).to_be_hidden()
+    due.locator(".question-aloud input").check()
+    due.locator(".question-reveal").click()
+    due.locator("[data-score=yes]").click()
+    expect(due.locator(".question-next")).to_contain_text("Next review")
+
+
+def test_a_new_learner_is_told_where_to_start_and_done_units_are_marked(site, context_factory):
+    page = context_factory().new_page()
+    page.goto(site + "index.html")
+    page.wait_for_selector("html[data-review=ready]")
+    start = page.locator("[data-course-next]")
+    expect(start).to_have_text("Start with Lesson 1 · Yeast")
+    expect(page.locator("[data-due]")).to_be_hidden()
+    start.locator("a").click()
+    page.wait_for_selector("html[data-review=ready]")
+    for item in page.locator("section[data-kind] .question-aloud input").all():  # every question of the lesson
+        section = item.locator("xpath=ancestor::section[@data-kind][1]")
+        item.check()
+        section.locator(".question-reveal").click()
+        section.locator("[data-score=partly]").click()
+    page.goto(site + "gluten.html")  # no questions: reading it is doing it
+    page.goto(site + "index.html")
+    page.wait_for_selector("html[data-review=ready]")
+    expect(page.locator("[data-unit=yeast] .progress-visited")).to_have_text("done")
+    expect(page.locator("[data-unit=gluten] .progress-visited")).to_have_text("done")
+    expect(page.locator("[data-course-next]")).to_have_text("Continue with Review 3 · Check the dough")
+    expect(page.locator("[data-course-next] a")).to_have_attribute("href", "check-dough.html")
+
+
+def test_reset_this_page_asks_before_clearing(site, page_and_watch):
+    page, watch = page_and_watch
+    open_review(page, site)
+    answer_recall(page, "yes")
+    page.locator("[data-tally-reset]").click()
+    expect(page.locator("[data-tally-reset-cancel]")).to_be_focused()
+    page.locator("[data-tally-reset-cancel]").click()
+    expect(page.locator("[data-tally-status]")).to_have_text("Nothing was cleared.")
+    assert summary(page).startswith("1 of 4 answered")
+    expect(page.locator("[data-tally-reset]")).to_be_focused()
+    page.locator("[data-tally-reset]").click()
+    page.locator("[data-tally-reset-confirm]").click()
+    assert summary(page).startswith("0 of 4 answered")
+    watch.assert_clean()
+
+
+def test_progress_found_corrupt_is_reported_and_the_damaged_copy_kept_for_saving(site, page_and_watch, tmp_path):
+    page, watch = page_and_watch
+    page.add_init_script(
+        f"if (!sessionStorage.getItem('seeded')) {{ sessionStorage.setItem('seeded', '1');"
+        f' localStorage.setItem({json.dumps(KEY)}, \'{{"format": "coursegen-progress", trunc\'); }}'
+    )
+    open_review(page, site)
+    note = page.get_by_role("alert", name="Progress could not be read")
+    expect(note).to_contain_text("could not be read, so it starts afresh")
+    assert (
+        page.evaluate("key => localStorage.getItem(key + ':corrupt')", KEY) == '{"format": "coursegen-progress", trunc'
+    )
+    with page.expect_download() as download:
+        note.get_by_role("button", name="Save the damaged copy").click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    assert saved.read_text() == '{"format": "coursegen-progress", trunc'
+    answer_recall(page, "yes")  # the page works on a fresh copy
+    page.reload()
+    page.wait_for_selector("html[data-review=ready]")
+    expect(note).to_be_visible()  # still said until dismissed
+    note.get_by_role("button", name="Dismiss").click()
+    expect(note).to_have_count(0)
+    page.reload()
+    page.wait_for_selector("html[data-review=ready]")
+    expect(page.get_by_role("alert")).to_have_count(0)
+    assert summary(page).startswith("1 of 4 answered")
+    watch.assert_clean()
 
 
 def test_without_javascript_a_review_is_a_readable_study_sheet(site, context_factory):

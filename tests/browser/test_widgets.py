@@ -264,3 +264,26 @@ def test_the_worker_runs_an_entry_with_its_parameters_and_reports_python_errors(
         assert out["good"] == {"type": "result", "id": 7, "json": '{"twice": [42], "word": "TILE"}'}
         assert out["bad"] == {"type": "error", "id": 8, "message": "ValueError: too big"}
         watch.assert_clean()
+
+
+def test_controls_only_live_python_can_answer_say_so_before_any_move(site, open_page):
+    # The chunkwise demo bakes every chunk size and gate, but one T, g_min and seed: moving those once
+    # snapped back with a message. Each now says up front that other values need live Python, and on
+    # this site, whose Pyodide lacks numpy, they do not move at all.
+    with serving(site) as base:
+        page, watch = open_page(base)
+        figure = page.locator("#widget-kda-chunkwise")
+        figure.and_(page.locator("[data-widget-ready]")).wait_for()
+        for name in ("T", "g_min", "seed"):
+            control = figure.locator(f".widget-control:has([name={name}])")
+            note = control.locator(".widget-live-note")
+            expect(note).to_be_visible()
+            expect(note).to_contain_text("other values need live Python")
+            for field in control.locator(f"[name={name}]").all():
+                expect(field).to_have_attribute("aria-describedby", note.get_attribute("id"))
+                expect(field).to_be_disabled()
+        for name in ("chunk_size", "gate"):
+            control = figure.locator(f".widget-control:has([name={name}])")
+            expect(control.locator(".widget-live-note")).to_have_count(0)
+            expect(control.locator(f"[name={name}]")).to_be_enabled()
+        watch.assert_clean()

@@ -450,8 +450,10 @@ def rounded(value, name: str, line: int = 0, exact: bool = True):
     )
 
 
-def page_data(spec: dict, packages: list, runtime: dict) -> str:
-    """Return the JSON the page's exercise.js reads: cases and expected values, Pyodide, the harness."""
+def page_data(spec: dict, packages: list, runtime: dict, missing: dict | None = None) -> str:
+    """Return the JSON the page's exercise.js reads: cases and expected values, Pyodide, the harness,
+    and the packages this site's Pyodide copy lacks (name → why), so the page can say so before any run."""
+    lacking = {name: why for name, why in (missing or {}).items() if name in packages}
     data = {
         "function": spec["function"],
         "tolerance": spec["tolerance"],
@@ -459,6 +461,7 @@ def page_data(spec: dict, packages: list, runtime: dict) -> str:
         "packages": packages,
         "harness": HARNESS,
         "runtime": {key: runtime.get(key, "") for key in ("worker", "indexURL", "integrity")},
+        **({"missing": lacking} if lacking else {}),
     }
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.replace("<", "\\u003c")  # no `</script>` can end the block early

@@ -156,8 +156,9 @@ def _exercise(tokens, index: int, close: int, env: dict) -> bool:
     exercise = prepare_exercise(tokens, index, close, env, report)
     if exercise is None:
         return False
-    runtime = getattr(env["ctx"].extra.get("widgets"), "runtime", {})
-    exercise["json"] = page_data(exercise, list(opener.meta["packages"]), runtime)
+    widgets = env["ctx"].extra.get("widgets")
+    runtime, missing = getattr(widgets, "runtime", {}), getattr(widgets, "missing", {})
+    exercise["json"] = page_data(exercise, list(opener.meta["packages"]), runtime, missing)
     opener.meta["exercise"] = exercise
     return True
 

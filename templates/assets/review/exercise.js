@@ -4,12 +4,16 @@
 // which the learner may change. A run that takes longer than RUN_LIMIT_MS ends its worker; the next
 // run starts a fresh one, which gets the runtime's files from the page instead of downloading them again.
 // The code editor (vendored CodeMirror) loads when the learner starts on the code.
+// Without Python (a site whose Pyodide copy lacks a package the exercise needs, said before any run, or a
+// runtime that fails to load) the learner can still unlock the reference, compare, and score themselves.
 import { SCORE_LABELS } from "coursegen/constants.js";
 import { h } from "coursegen/dom.js";
 import { scoreGroup } from "coursegen/review/recall.js";
 import { dueText } from "coursegen/review/schedule.js";
 
 const RUN_LIMIT_MS = 5000;
+const CHECKED_LABEL = "Did you get it? The checks scored it; change the score if they were unfair.";
+const SELF_LABEL = "Did you get it? Compare your code with the reference solution and score yourself.";
 const BOOT_LIMIT_MS = 90000;
 const INDENT = "    ";
 
@@ -78,7 +82,8 @@ class ExercisePython {
   }
 }
 
-// The page's exercises share one worker, booted with the packages any of them needs.
+// The page's exercises share one worker, booted with the packages any of them needs (except those whose
+// packages this site lacks: they cannot run, and should not stop the others).
 const pagePackages = new Set();
 let shared = null;
 const pythonFor = (spec) => (shared ??= new ExercisePython(spec.runtime, pagePackages));
@@ -88,7 +93,8 @@ export function enhance(question, ctx) {
   const { store } = ctx;
   const key = ctx.keyOf(question);
   const spec = JSON.parse(question.querySelector("[data-exercise-checks]").textContent);
-  for (const name of spec.packages) pagePackages.add(name);
+  const lacking = Object.keys(spec.missing ?? {});
+  if (!lacking.length) for (const name of spec.packages) pagePackages.add(name);
   const starterBox = question.querySelector("[data-exercise-starter]");
   const code = starterBox.querySelector("textarea");  // the page's own text box, holding the starter
   const starter = code.defaultValue;
@@ -103,12 +109,15 @@ export function enhance(question, ctx) {
   const status = h("p", { class: "exercise-status", role: "status", "aria-live": "polite" });
   const output = h("pre", { class: "exercise-output", hidden: true });
   const results = h("ul", { class: "exercise-results", hidden: true });
+  const compare = h("button", { type: "button", class: "exercise-compare", hidden: true },
+    "Show the reference solution and score yourself");
   starterBox.after(h("div", { class: "exercise-editor" },
-    keys, h("div", { class: "exercise-buttons" }, run, check, restart), status, output, results));
+    keys, h("div", { class: "exercise-buttons" }, run, check, restart), status, compare, output, results));
   const scores = scoreGroup(question, ctx, {
-    label: "Did you get it? The checks scored it; change the score if they were unfair.",
-    again() { store.update(key, { revealed: false, score: undefined }); focusCode(); },
+    label: CHECKED_LABEL,
+    again() { store.update(key, { revealed: false, score: undefined, self: undefined }); focusCode(); },
   });
+  const scoreLabel = scores.node.querySelector(".question-score-label");
   answer.after(scores.node);
   answer.querySelector(".question-answer-body").tabIndex = -1;
   revealHintsInTurn(question);
@@ -142,8 +151,28 @@ export function enhance(question, ctx) {
   const sync = () => {
     const record = store.record(key);
     answer.hidden = record.revealed !== true;
+    compare.hidden = compare.dataset.offered !== "true" || record.revealed === true;
+    scoreLabel.textContent = record.self ? SELF_LABEL : CHECKED_LABEL;
     scores.show(record);
   };
+  /** Python cannot check this code here: say why, and offer the reference and a self-score instead. */
+  const offerSelfScore = (sentence) => {
+    status.textContent = `${sentence} Compare your code with the reference solution and score yourself.`;
+    compare.dataset.offered = "true";
+    sync();
+  };
+  compare.addEventListener("click", () => {
+    store.update(key, { code: code.value, revealed: true, self: true });
+    sync();
+    answer.open = true;
+    answer.querySelector(".question-answer-body").focus();
+    ctx.announce("Reference solution shown. Score yourself: yes, partly or no.");
+  });
+  if (lacking.length) {  // known at build time: no Run or Check that can only fail
+    run.hidden = check.hidden = true;
+    offerSelfScore(`Live Python is not available on this site: its copy of Pyodide lacks ${lacking.join(", ")}, `
+      + "so this code cannot be run or checked here.");
+  }
   code.addEventListener("input", () => store.update(key, { code: code.value }));
   restart.addEventListener("click", () => { setCode(starter); store.update(key, { code: starter }); focusCode(); });
 
@@ -156,8 +185,8 @@ export function enhance(question, ctx) {
         tolerance: spec.tolerance, mode });
     } catch (error) {
       output.hidden = results.hidden = true;
-      status.textContent = error.timeout ? `Stopped: ${error.message}. Look for a loop that never ends.`
-        : `Python is unavailable: ${error.message}.`;
+      if (error.timeout) status.textContent = `Stopped: ${error.message}. Look for a loop that never ends.`;
+      else offerSelfScore(`Python is unavailable: ${error.message}.`);
       return null;
     } finally {
       clearTimeout(loading);
@@ -187,7 +216,7 @@ export function enhance(question, ctx) {
     const passed = report.results.filter((r) => r.passed).length;
     showResults(results, report.results);
     const score = passed === report.results.length ? "yes" : passed > 0 ? "partly" : "no";
-    store.update(key, { code: code.value, revealed: true });
+    store.update(key, { code: code.value, revealed: true, self: undefined });
     const scheduled = ctx.score(question, score);
     sync();
     const summary = `${passed} of ${report.results.length} checks passed; scored ${SCORE_LABELS[score].toLowerCase()}.`;

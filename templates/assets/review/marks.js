@@ -1,29 +1,75 @@
-// Progress marks outside the questions: "visited" and "review done" on the course map and the
-// progress map, and on the course map the questions due for review, as links.
+// Progress marks outside the questions: "visited" and "done" on the course map and the progress map,
+// where to go next, the questions due for review (as links), and a word when stored progress was unreadable.
 import { h } from "coursegen/dom.js";
 
-/** Add a visited / review-done mark to every [data-unit] item in a course or progress map. */
+// Own properties only: a slug such as `constructor` is no visit (Object.prototype has one).
+const isDone = (data, slug) => Object.hasOwn(data.reviews, slug) && data.reviews[slug].done === true;
+const isVisited = (data, slug) => Object.hasOwn(data.visited, slug) && data.visited[slug] === true;
+
+/** Add a visited / done mark to every [data-unit] item in a course or progress map. A unit is done when
+ * every question on it is answered and every exercise passed (review.js records it). */
 export function markUnits(root, data) {
   for (const item of root.querySelectorAll(".course-map-unit[data-unit], [data-progress-map] [data-unit]")) {
     const slug = item.dataset.unit;
-    // Own properties only: a slug such as `constructor` is no visit (Object.prototype has one).
-    const label = Object.hasOwn(data.reviews, slug) && data.reviews[slug].done ? "review done"
-      : Object.hasOwn(data.visited, slug) && data.visited[slug] === true ? "visited" : "";
+    const done = isDone(data, slug);
+    const label = done ? "done" : isVisited(data, slug) ? "visited" : "";
     item.querySelector(".progress-visited")?.remove();
     item.classList.toggle("is-visited", Boolean(label));
+    item.classList.toggle("is-done", done);
     if (!label) continue;
-    item.append(" ", h("span", { class: "progress-visited" }, label));
+    // On the course map the mark joins the unit's number line, which is there already: nothing moves.
+    (item.querySelector(".course-map-number") ?? item).append(" ", h("span", { class: "progress-visited" }, label));
   }
 }
 
-/** Fill the course map's due-for-review section (hidden until there is something to say). */
+/** Point the course map's "Start" link at the first written unit not done yet, once the learner has begun. */
+export function showNext(box, data) {
+  if (!box) return;
+  const units = [...document.querySelectorAll(".course-map-unit.is-written[data-unit]")];
+  const begun = units.some((item) => isVisited(data, item.dataset.unit) || isDone(data, item.dataset.unit));
+  if (!begun) return;  // the page's own "Start with …" stands
+  const next = units.find((item) => !isDone(data, item.dataset.unit));
+  const link = box.querySelector("a");
+  if (!next) {
+    box.querySelector("[data-course-next-verb]").textContent = "Every written unit is done. Start again with";
+    return;
+  }
+  const title = next.querySelector(".course-map-title");
+  box.querySelector("[data-course-next-verb]").textContent = "Continue with";
+  link.href = title.getAttribute("href");
+  const label = next.querySelector(".course-map-number").firstChild.textContent.trim();  // not its mark
+  link.textContent = `${label} · ${title.textContent.trim()}`;
+}
+
+/** Say once, in a note that covers no text, that stored progress could not be read; offer the damaged copy. */
+export function showCorrupt(store) {
+  const text = store.corruptText();
+  if (!text) return;
+  const save = h("button", { type: "button" }, "Save the damaged copy");
+  const dismiss = h("button", { type: "button" }, "Dismiss");
+  const note = h("aside", { class: "progress-notice", role: "alert", "aria-label": "Progress could not be read" },
+    h("p", {}, "The progress stored in this browser could not be read, so it starts afresh. ",
+      "The damaged copy is kept: save it to look at or to send to the course's author."), save, " ", dismiss);
+  save.addEventListener("click", () => {
+    const link = h("a", { href: URL.createObjectURL(new Blob([text], { type: "text/plain" })),
+      download: "damaged-progress.txt" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+  });
+  dismiss.addEventListener("click", () => { store.forgetCorrupt(); note.remove(); });
+  document.body.append(note);
+}
+
+/** Fill the course map's due-for-review section; it stays hidden while nothing is due. */
 export function showDue(section, due) {
   if (!section) return;
   const count = section.querySelector("[data-due-count]");
   const list = section.querySelector("[data-due-list]");
-  section.hidden = false;
+  section.hidden = !due.length;
   if (!due.length) {
-    count.textContent = "No questions are due for review.";
+    count.textContent = "";
     list.replaceChildren();
     return;
   }

@@ -8,9 +8,20 @@ export function mount(section, ctx) {
   const status = section.querySelector("[data-tally-status]");
   const say = (text) => { status.textContent = text; };
   actions.hidden = false;
-  section.querySelector("[data-tally-reset]").addEventListener("click", () => {
+  const reset = section.querySelector("[data-tally-reset]");
+  // Clearing cannot be undone, so it asks first, in place: the question and two answers replace the button.
+  const confirm = h("button", { type: "button", "data-tally-reset-confirm": "" }, "Clear them");
+  const cancel = h("button", { type: "button", "data-tally-reset-cancel": "" }, "Keep them");
+  const ask = h("p", { class: "tally-confirm", hidden: true },
+    "Clear every answer and score on this page? This cannot be undone. ", confirm, " ", cancel);
+  reset.after(ask);
+  const asking = (on) => { ask.hidden = !on; reset.hidden = on; (on ? cancel : reset).focus(); };
+  reset.addEventListener("click", () => asking(true));
+  cancel.addEventListener("click", () => { asking(false); say("Nothing was cleared."); });
+  confirm.addEventListener("click", () => {
     ctx.reset();
     ctx.changed();
+    asking(false);
     say("This page's answers and scores are cleared.");
   });
   section.querySelector("[data-tally-export]").addEventListener("click", () => {

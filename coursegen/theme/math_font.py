@@ -1,0 +1,34 @@
+"""The math font: Noto Sans Math (OFL-1.1), self-hosted, for MathML on the pages that have formulas.
+
+The font file is a theme asset, `assets/vendor/noto-sans-math.woff2`, copied from the pinned npm package
+`@fontsource/noto-sans-math` by `npm run vendor-math-font` (as the editor bundle is by `bundle-editor`);
+a course may replace it, file by file, with its own `templates/assets/vendor/noto-sans-math.woff2`.
+Its @font-face must name the file's content-hashed URL, so the stylesheet, `math.css`, is generated
+here at build time; lesson.html links it (and preloads the font) only when the page holds MathML.
+`font-display: optional` keeps the text from moving: a font that is not there in time is used from
+the cache on the next page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coursegen.stages.assets import hashed_name
+from coursegen.theme import files as theme
+
+FONT = "vendor/noto-sans-math.woff2"  # asset name
+STYLESHEET = "math.css"  # asset name of the generated stylesheet
+FAMILY = "Noto Sans Math"
+
+
+def stylesheet(root: Path) -> str:
+    """Return math.css for the course at `root`, or '' when no theme folder holds the font."""
+    font = theme.find(root, f"{theme.ASSETS}/{FONT}")
+    if font is None:
+        return ""
+    # math.css is itself an asset (assets/math.<hash>.css): the font's URL is relative to assets/.
+    url = hashed_name(FONT, font.read_bytes())
+    return (
+        f'@font-face {{ font-family: "{FAMILY}"; src: url("{url}") format("woff2"); font-display: optional; }}\n'
+        f'math {{ font-family: "{FAMILY}", math; }}\n'
+    )
