@@ -36,7 +36,7 @@ from coursegen.stages.load import (
 )
 from coursegen.stages.parse import ParseContext, parse_pages, parser
 from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem, warm_up_rendering
-from coursegen.theme import appearance
+from coursegen.theme import appearance, messages
 
 # In this order; offline last: it precaches the others' files.
 EXTENSIONS = tuple(
@@ -94,6 +94,8 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
     problems.raise_if_errors()
     read = kept_reader(memo, changes)
     config = load_course_config(root, problems, read, memo)
+    if config:
+        messages.check_messages(root, config, problems)
     if config and config.python.package not in COURSE_INPUTS:  # the course's own Python, named in course.yaml
         check_files(root, problems, changes, names=(config.python.package,))
     if config is None or not config.units:  # every page would report follow-on problems: show the cause alone

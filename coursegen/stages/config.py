@@ -71,6 +71,8 @@ class CourseConfig:
     extensions: tuple[str, ...] = ()  # the course's own extensions: module names or .py files in the course
     callouts: tuple[tuple[str, str], ...] = ()  # extra `::: name` callouts: (name, default title)
     csp: tuple[tuple[str, tuple[str, ...]], ...] = ()  # extra allowed sources: (directive, sources)
+    messages: tuple[tuple[str, object, int], ...] = ()  # UI text overrides: (key, text, line); theme/messages.py
+    language_line: int = 1  # where `language:` stands, for the warning about a language without a catalogue
 
 
 CSP_DIRECTIVES = (
@@ -135,6 +137,7 @@ TOP = Schema(
         "callouts": (list, dict),
         "csp": CSP,
         "limits": dict,
+        "messages": dict,
     },
     required={"title": "title: My course"},
 )
@@ -228,7 +231,15 @@ def parse_config(
         extensions=_extensions(top, data, path, problems),
         callouts=_callouts(top, data, path, problems),
         csp=_csp_sources(top, path, problems),
+        messages=_messages(top),
+        language_line=data.line_of("language") if isinstance(data, LineDict) and "language" in data else 1,
     )
+
+
+def _messages(top: LineDict) -> tuple[tuple[str, object, int], ...]:
+    """Return `messages:` as (key, text, line), checked against the catalogue later (theme/messages.py)."""
+    entries = top.get("messages", LineDict())
+    return tuple((str(key), text, entries.line_of(key)) for key, text in entries.items())
 
 
 def _port(base_url: str) -> str:

@@ -29,7 +29,7 @@ from coursegen.model import Course, Unit
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
 from coursegen.stages.assets import Assets, import_map, load_theme_assets
-from coursegen.theme import appearance
+from coursegen.theme import appearance, messages
 from coursegen.theme import files as theme
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in author text (see split_marked)
@@ -56,9 +56,11 @@ ENVIRONMENT: dict[str, Any] = {
 def make_environment(folders: tuple[Path, ...], compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
     """Return a strict, autoescaping Jinja environment over the template folders, first match wins
     (`theme.folders`: the course's templates/, then the packaged theme)."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(f) for f in folders]), bytecode_cache=compiled, **ENVIRONMENT
     )
+    env.globals["t"] = messages.translate  # the UI text in the course's language (theme/messages.py)
+    return env
 
 
 class CompiledTemplates(jinja2.FileSystemBytecodeCache):
@@ -125,6 +127,7 @@ def render_site(
         "asset": _asset_url(assets),
         "serve_mode": options.serve_mode,
         "total": len(course.units),
+        "messages": messages.catalogue(root, course.config),
         "import_map": Markup(modules),
         "csp": csp.policy(course.config, root, csp_sources, (modules,)),
         **appearance.page_values(course.config),

@@ -1,0 +1,157 @@
+"""The message catalogue: every UI text the default theme puts into pages, in the course's language.
+
+The theme ships `messages/<language>.yaml` files of flat dotted keys; `en.yaml` is the reference,
+and every other catalogue has exactly its keys, each with the same `{placeholders}`. A course picks one
+with `language:` in course.yaml (`fr-CA` falls back to `fr`; a language with no catalogue is a warning
+and the pages use English), overrides single strings with `messages:`, and may ship a whole
+catalogue as its own templates/messages/<language>.yaml, which replaces the theme's file as any theme
+file does. A key the chosen catalogue lacks keeps its English text.
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import jinja2
+
+from coursegen.errors import Problems, did_you_mean
+from coursegen.theme import files as theme
+from coursegen.yamlio import LineDict, YamlError, load_yaml
+
+FOLDER = "messages"
+REFERENCE = "en"
+CONFIG_NAME = "course.yaml"
+
+
+def catalogue_path(root: Path, language: str) -> Path | None:
+    """Return the catalogue file for `language` (the course's own first, then the theme's), or None."""
+    return theme.find(root, f"{FOLDER}/{language}.yaml")
+
+
+def shipped_languages(root: Path) -> list[str]:
+    """Return the languages with a catalogue, the course's and the theme's together."""
+    return sorted({file.stem for folder in theme.folders(root) for file in (folder / FOLDER).glob("*.yaml")})
+
+
+def chosen_language(root: Path, language: str) -> str | None:
+    """Return the catalogue that serves `language`: itself, else its primary subtag ('fr-CA' -> 'fr'), else None."""
+    for candidate in (language, language.split("-")[0].lower()):
+        if candidate and catalogue_path(root, candidate):
+            return candidate
+    return None
+
+
+def placeholders(text: str) -> set[str]:
+    """Return the names of the `{name}` fields in a message."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def read_catalogue(file: Path, shown: str, problems: Problems | None = None) -> dict[str, str]:
+    """Return a catalogue file's {key: text}; a malformed file or entry is a problem at its line."""
+    try:
+        data = load_yaml(file.read_text(encoding="utf-8"))
+    except YamlError as err:
+        if problems is not None:
+            problems.error(shown, err.line, err.message)
+        return {}
+    if not isinstance(data, LineDict):
+        if problems is not None:
+            problems.error(
+                shown, 1, "a message catalogue must map keys to texts", 'for example: tally.title: "Your tally"'
+            )
+        return {}
+    good = {}
+    for key, text in data.items():
+        if isinstance(key, str) and isinstance(text, str):
+            good[key] = text
+        elif problems is not None:
+            problems.error(shown, data.line_of(key), f"message {key!r} must be a text, found {text!r}")
+    return good
+
+
+def reference(root: Path) -> dict[str, str]:
+    """Return the English catalogue: the set of keys every page may use."""
+    file = catalogue_path(root, REFERENCE)
+    return read_catalogue(file, REFERENCE) if file else {}
+
+
+def check_messages(root: Path, config, problems: Problems) -> None:
+    """Report a language without a catalogue (a warning) and each bad `messages:` override (an error)."""
+    english = reference(root)
+    if chosen_language(root, config.language) is None and config.language.split("-")[0].lower() != REFERENCE:
+        problems.warning(
+            CONFIG_NAME,
+            config.language_line,
+            f"no message catalogue for language {config.language!r}: the pages' own texts stay English",
+            f"catalogues shipped: {', '.join(shipped_languages(root))}; "
+            f"or add templates/{FOLDER}/{config.language}.yaml with the keys of the theme's en.yaml",
+        )
+    language = chosen_language(root, config.language)
+    own = root / theme.COURSE_TEMPLATES / FOLDER / f"{language}.yaml"
+    if language and own.is_file():  # the course's own catalogue: checked as its overrides are
+        _check_catalogue(own, own.relative_to(root).as_posix(), english, problems)
+    for key, text, line in config.messages:
+        _check_message(key, text, english, CONFIG_NAME, line, problems)
+
+
+def _check_catalogue(file: Path, shown: str, english: dict[str, str], problems: Problems) -> None:
+    """Check a course's own catalogue file as course.yaml's overrides are checked."""
+    try:
+        data = load_yaml(file.read_text(encoding="utf-8"))
+    except YamlError as err:
+        problems.error(shown, err.line, err.message)
+        return
+    if not isinstance(data, LineDict):
+        problems.error(shown, 1, "a message catalogue must map keys to texts", 'for example: tally.title: "Your tally"')
+        return
+    for key, text in data.items():
+        _check_message(key, text, english, shown, data.line_of(key), problems)
+
+
+def _check_message(key, text, english: dict[str, str], path: str, line: int, problems: Problems) -> None:
+    if key not in english:
+        hint = did_you_mean(key, english) or f"the keys are those of the theme's {FOLDER}/{REFERENCE}.yaml"
+        problems.error(path, line, f"unknown message {key!r}", hint)
+        return
+    if not isinstance(text, str):
+        problems.error(path, line, f"message {key!r} must be a text, found {text!r}")
+        return
+    try:
+        found = placeholders(text)
+    except ValueError as err:
+        problems.error(path, line, f"message {key!r} is not a valid text: {err}", "write a literal brace as {{ or }}")
+        return
+    wanted = placeholders(english[key])
+    if found != wanted:
+        listed = ", ".join(f"{{{name}}}" for name in sorted(wanted)) or "none"
+        problems.error(
+            path,
+            line,
+            f"message {key!r} must use the placeholders of the English text ({listed}), found "
+            + (", ".join(f"{{{name}}}" for name in sorted(found)) or "none"),
+            f"English: {english[key]!r}",
+        )
+
+
+def catalogue(root: Path, config) -> dict[str, str]:
+    """Return {key: text} for the course: English, under the chosen catalogue, under course.yaml's overrides."""
+    english = reference(root)
+    merged = dict(english)
+    language = chosen_language(root, config.language)
+    if language and language != REFERENCE:
+        file = catalogue_path(root, language)
+        assert file is not None  # chosen_language found it
+        merged.update({k: v for k, v in read_catalogue(file, language).items() if k in english})
+    merged.update({key: text for key, text, _ in config.messages if key in english and isinstance(text, str)})
+    return merged
+
+
+@jinja2.pass_context
+def translate(context, key: str, **values) -> str:
+    """The templates' `t(key, **values)`: the page's message for `key`, its placeholders filled.
+
+    It reads the catalogue from the page's context ("messages", which render puts among what every
+    page shares), so the render key covers it and a process rendering pages needs nothing more."""
+    text = context["messages"][key]  # an unknown key is a theme bug: KeyError names it
+    return text.format(**values) if values else text
