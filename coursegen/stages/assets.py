@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from coursegen.memo import memoized
 from coursegen.theme import files as theme
+from coursegen.theme import messages
 
 
 def hashed_name(site_path: str, data: bytes) -> str:
@@ -102,6 +103,13 @@ def load_theme_assets(root: Path) -> Assets:
     copy = Assets()
     copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
     return copy
+
+
+def course_theme_assets(root: Path, config) -> Assets:
+    """Return the theme's assets and the one made from course.yaml: the message catalogue's module."""
+    assets = load_theme_assets(root)
+    assets.add(messages.SCRIPT_NAME, messages.script(messages.catalogue(root, config)))
+    return assets
 
 
 def file_stamps(files) -> tuple:

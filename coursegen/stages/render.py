@@ -28,7 +28,7 @@ from coursegen.memo import Changes, Memo, digest, tree_signature, under
 from coursegen.model import Course, Unit
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
-from coursegen.stages.assets import Assets, import_map, load_theme_assets
+from coursegen.stages.assets import Assets, course_theme_assets, import_map, load_theme_assets
 from coursegen.theme import appearance, messages
 from coursegen.theme import files as theme
 
@@ -115,7 +115,7 @@ def render_site(
     memo = memo if memo is not None else Memo()
     changes = changes if changes is not None else Changes(memo)
     env = environment(theme.folders(root), memo, compiled)
-    assets = load_theme_assets(root)
+    assets = course_theme_assets(root, course.config)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
         assets.urls.update(extra_assets.urls)

@@ -10,6 +10,7 @@ file does. A key the chosen catalogue lacks keeps its English text.
 
 from __future__ import annotations
 
+import json
 import string
 from pathlib import Path
 
@@ -155,3 +156,25 @@ def translate(context, key: str, **values) -> str:
     page shares), so the render key covers it and a process rendering pages needs nothing more."""
     text = context["messages"][key]  # an unknown key is a theme bug: KeyError names it
     return text.format(**values) if values else text
+
+
+SCRIPT_NAME = "messages.js"  # imported by the theme's scripts as "coursegen/messages.js"
+SCRIPT_CODE = """
+// t(key, values): the message with its {placeholders} filled, as the templates' t() does ("{{" is "{").
+export function t(key, values = {}) {
+  const text = messages[key];
+  if (text === undefined) throw new Error(`no message ${key}`);
+  return text.replace(/\\{\\{|\\}\\}|\\{(\\w+)\\}/g, (whole, name) =>
+    name === undefined ? whole[0] : String(values[name]));
+}
+"""
+
+
+def script(messages: dict[str, str]) -> bytes:
+    """Return the browser's catalogue: a module the theme's scripts import, made per course.
+
+    A content-hashed asset of its own (in the import map), so the pages do not grow by the catalogue's
+    size and the browser caches it once for every page."""
+    table = json.dumps(dict(sorted(messages.items())), ensure_ascii=False, indent=1)
+    header = "// The UI text in the course's language: made by coursegen from its message catalogue.\n"
+    return (header + f"export const messages = {table};\n" + SCRIPT_CODE).encode()

@@ -3,6 +3,7 @@
 // once, before first paint, by the inline partials/theme-init.js; this script only changes it.
 import { THEME_KEY } from "coursegen/constants.js";
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
 
 const root = document.documentElement;
 
@@ -41,7 +42,7 @@ function expandForPrint() {
 function addCopyButtons() {
   if (!navigator.clipboard) return;  // insecure contexts have no clipboard API
   for (const pre of document.querySelectorAll(".unit-body pre:not(.diagram), .widget-code pre")) {
-    const button = h("button", { type: "button", class: "code-copy", "aria-label": "Copy the code" }, "Copy");
+    const button = h("button", { type: "button", class: "code-copy", "aria-label": t("code.copy_label") }, t("code.copy"));
     const box = h("div", { class: "code-block" });
     // A widget's code box is read as the Python it runs live: the button goes beside that box, not in it.
     const target = pre.closest("[data-widget-code]") ?? pre;
@@ -50,11 +51,11 @@ function addCopyButtons() {
     button.addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(pre.textContent.replace(/\n$/, ""));
-        button.textContent = "Copied";
+        button.textContent = t("code.copied");
       } catch {
-        button.textContent = "Select and copy";  // the browser refused: the learner can still select the text
+        button.textContent = t("code.copy_refused");  // the browser refused: the learner can still select the text
       }
-      setTimeout(() => { button.textContent = "Copy"; }, 2000);
+      setTimeout(() => { button.textContent = t("code.copy"); }, 2000);
     });
   }
 }

@@ -2,12 +2,13 @@
 // only the files of the words typed and the fragments of the first results' pages. Open with the
 // header button or "/", close with Escape; each result is one section of a page and links to it.
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
 
 const dialog = document.querySelector("[data-search]");
 const opener = document.querySelector("[data-search-open]");
 const PAGES = 8;  // pages whose fragments a query loads: the first results, not every page that matches
 const SHOWN = 20;  // sections listed at most
-const FAILED = "Search could not load. The course map lists every unit.";
+const FAILED = t("search.failed");
 let engine = null;
 let asked = 0;  // the latest query's number: an older one finishing later must not replace its results
 
@@ -49,8 +50,8 @@ async function show(query) {
   const { hits, more } = found;
   performance.measure("coursegen:search", { start: started });  // for benchmarks/search.py
   list.replaceChildren(...hits.map(resultItem));
-  status.textContent = !query.trim() ? "" : hits.length === 0 ? `No results for “${query}”.`
-    : `${hits.length}${more ? "+" : ""} result${hits.length === 1 ? "" : "s"} for “${query}”.`;
+  status.textContent = !query.trim() ? "" : hits.length === 0 ? t("search.no_results", { query })
+    : t(hits.length === 1 && !more ? "search.results_one" : "search.results_other", { count: `${hits.length}${more ? "+" : ""}`, query });
 }
 
 async function open() {
@@ -59,7 +60,7 @@ async function open() {
   input.focus();
   if (!engine) {
     const status = dialog.querySelector("[data-search-status]");
-    status.textContent = "Loading the search index…";
+    status.textContent = t("search.loading");
     try {
       engine = await loadEngine();
       status.textContent = "";

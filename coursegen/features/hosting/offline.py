@@ -16,7 +16,7 @@ from pathlib import Path
 
 from coursegen.memo import active, memoized
 from coursegen.model import replaced_units
-from coursegen.stages.assets import load_theme_assets
+from coursegen.stages.assets import course_theme_assets
 from coursegen.stages.parse import page_digest
 from coursegen.theme import files as theme
 
@@ -115,7 +115,7 @@ def add_files(course, root, assets, problems) -> None:
     It is made after the pages (assets.later), once the files it precaches are all known."""
 
     def worker() -> dict[str, bytes]:
-        site_files = {**load_theme_assets(root).files, **assets.files}
+        site_files = {**course_theme_assets(root, course.config).files, **assets.files}
         return {SW_NAME: service_worker(course, root, site_files)}
 
     assets.urls[SW_NAME] = SW_NAME

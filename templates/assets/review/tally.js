@@ -1,6 +1,7 @@
 // The tally: answered / total, yes / partly / no per lesson and per topic, and what to revisit,
 // as links to the lessons and sections behind every "no" or "partly".
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
 
 const originals = new WeakMap(); // the build-time study-guide lists, kept to copy links from
 
@@ -46,19 +47,20 @@ export function update(section, questions, recordOf) {
 }
 
 function summary({ totals, total, revisit }) {
-  const scored = `${totals.answered} of ${total} answered: ${totals.yes} yes, ${totals.partly} partly, ${totals.no} no.`;
-  if (!totals.answered) return `${scored} Commit to an answer, reveal, then score yourself.`;
-  if (!revisit.lessons.size) return `${scored} Nothing needs revisiting so far.`;
-  return `${scored} Revisit ${revisit.lessons.size === 1 ? "one unit" : `${revisit.lessons.size} units`}, listed below.`;
+  const scored = t("tally.scored", { answered: totals.answered, total, yes: totals.yes, partly: totals.partly, no: totals.no });
+  if (!totals.answered) return `${scored} ${t("tally.start")}`;
+  if (!revisit.lessons.size) return `${scored} ${t("tally.nothing_yet")}`;
+  const units = revisit.lessons.size;
+  return `${scored} ${units === 1 ? t("tally.revisit_one") : t("tally.revisit_other", { count: units })}`;
 }
 
 function table(original, { rows }) {
-  const head = h("tr", {}, h("th", { scope: "col" }, "Lesson or topic"),
-    ...["Yes", "Partly", "No", "Not yet"].map((t) => h("th", { scope: "col" }, t)));
+  const head = h("tr", {}, h("th", { scope: "col" }, t("tally.column_unit")),
+    ...["tally.yes", "tally.partly", "tally.no", "tally.not_yet"].map((key) => h("th", { scope: "col" }, t(key))));
   const body = [...rows].map(([name, c]) => h("tr", {},
     h("th", { scope: "row" }, rowLabel(original, name)),
     ...[c.yes, c.partly, c.no, c.open].map((n) => h("td", {}, String(n)))));
-  return h("table", {}, h("caption", {}, "Your self-scores"), h("thead", {}, head), h("tbody", {}, ...body));
+  return h("table", {}, h("caption", {}, t("tally.caption")), h("thead", {}, head), h("tbody", {}, ...body));
 }
 
 function rowLabel(original, name) {
@@ -71,7 +73,7 @@ function rowLabel(original, name) {
 function revisitList(box, original, { revisit, totals }) {
   if (!totals.answered) { box.replaceChildren(...original.cloneNode(true).childNodes); return; }
   if (!revisit.lessons.size) {
-    box.replaceChildren(h("p", { class: "tally-clear" }, "Nothing to revisit: every question you scored was a yes."));
+    box.replaceChildren(h("p", { class: "tally-clear" }, t("tally.all_yes")));
     return;
   }
   const sections = [...revisit.sections];
@@ -89,7 +91,7 @@ function revisitList(box, original, { revisit, totals }) {
     const item = sectionLink(original, url, false);
     if (item) links.push(item);
   }
-  box.replaceChildren(h("p", {}, "Revisit these before moving on:"), h("ul", { class: "tally-revisit-list" }, ...links));
+  box.replaceChildren(h("p", {}, t("tally.revisit_list")), h("ul", { class: "tally-revisit-list" }, ...links));
 }
 
 function sectionLink(original, url, nested) {
