@@ -2,6 +2,7 @@
 // model answer unlocks, then an honest self-score: yes, partly or no.
 import { SCORE_LABELS } from "coursegen/constants.js";
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
 import { dueText, nextText } from "coursegen/review/schedule.js";
 
 /** Enhance one question element; return { restore, reset } for the tally's buttons. */
@@ -36,7 +37,7 @@ export function enhance(question, ctx) {
     store.update(key, { revealed: true });
     sync();
     body.focus();
-    ctx.announce("Model answer shown. Score yourself: yes, partly or no.");
+    ctx.announce(t("recall.shown"));
   });
   scores.onScore = sync;
   const restore = () => {
@@ -54,24 +55,24 @@ function commitControls(question, ctx) {
   const text = h("textarea", { id: `${id}-text`, rows: 3, class: "question-text", "aria-describedby": `${id}-lock` });
   const aloud = h("input", { type: "checkbox", id: `${id}-aloud` });
   const reveal = h("button", { type: "button", class: "question-reveal", "aria-describedby": `${id}-lock` },
-    "Reveal the model answer");
+    t("recall.reveal"));
   const lock = h("p", { class: "question-lock", id: `${id}-lock` },
-    "Type your answer, or tick the box once you have answered on paper or aloud; then the answer unlocks.");
+    t("recall.lock"));
   const node = h("div", { class: "question-commit" },
-    h("label", { for: text.id }, "Your answer"), text,
-    h("label", { class: "question-aloud", for: aloud.id }, aloud, " I answered on paper or aloud"),
+    h("label", { for: text.id }, t("recall.your_answer")), text,
+    h("label", { class: "question-aloud", for: aloud.id }, aloud, " ", t("recall.aloud")),
     timer(question, ctx), reveal, lock);
   return { node, text, aloud, reveal, lock };
 }
 
 /** Return the yes / partly / no buttons, the next-review line and "Answer again" (which runs `again()` and then
  * refreshes); `label` is the group's visible question. Exercises use it too. */
-export function scoreGroup(question, ctx, { again: restart, label = "Did you get it?" }) {
+export function scoreGroup(question, ctx, { again: restart, label = t("recall.did_you") }) {
   const buttons = Object.entries(SCORE_LABELS).map(([value, label]) =>
     h("button", { type: "button", class: `score-${value}`, "data-score": value, "aria-pressed": "false" }, label));
   const next = h("p", { class: "question-next" });
-  const again = h("button", { type: "button", class: "question-again" }, "Answer again");
-  const node = h("div", { class: "question-score", role: "group", "aria-label": "Did you get it?" },
+  const again = h("button", { type: "button", class: "question-again" }, t("recall.again"));
+  const node = h("div", { class: "question-score", role: "group", "aria-label": t("recall.did_you") },
     h("p", { class: "question-score-label" }, label), ...buttons, next, again);
   const group = {
     node,
@@ -89,7 +90,7 @@ export function scoreGroup(question, ctx, { again: restart, label = "Did you get
       group.onScore();
       const card = await scheduled;
       group.onScore(); // again, now with the next-review date
-      ctx.announce(`Scored ${SCORE_LABELS[button.dataset.score].toLowerCase()}. Next review ${dueText(card.due, new Date())}.`);
+      ctx.announce(t("recall.scored", { score: SCORE_LABELS[button.dataset.score].toLowerCase(), when: dueText(card.due, new Date()) }));
     });
   }
   again.addEventListener("click", () => {
@@ -104,18 +105,18 @@ function timer(question, ctx) {
   const seconds = Number(question.dataset.seconds);
   if (!seconds) return "";
   const clock = h("span", { class: "question-timer", "aria-hidden": "true" });
-  const button = h("button", { type: "button", class: "question-timer-start" }, `Start a ${seconds} s timer`);
+  const button = h("button", { type: "button", class: "question-timer-start" }, t("recall.timer", { seconds }));
   let left = 0;
   let handle = 0;
   button.addEventListener("click", () => {
     clearInterval(handle);
     left = seconds;
     clock.textContent = `${left} s`;
-    ctx.announce(`Timer started: ${seconds} seconds.`);
+    ctx.announce(t("recall.timer_started", { seconds }));
     handle = setInterval(() => {
       left -= 1;
-      clock.textContent = left > 0 ? `${left} s` : "Time";
-      if (left <= 0) { clearInterval(handle); ctx.announce("Time is up."); }
+      clock.textContent = left > 0 ? t("recall.seconds_left", { seconds: left }) : t("recall.time");
+      if (left <= 0) { clearInterval(handle); ctx.announce(t("recall.time_up")); }
     }, 1000);
   });
   return h("span", { class: "question-timer-group" }, button, " ", clock);
