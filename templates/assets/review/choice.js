@@ -1,6 +1,7 @@
 // Multiple choice: options in a per-learner stable shuffled order; choosing one locks the question,
 // marks it right or wrong, shows the explanations and scores itself (right = yes, wrong = no).
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
 import { dueText, nextText } from "coursegen/review/schedule.js";
 
 /** Return a 32-bit FNV-1a hash of a string. */
@@ -29,7 +30,7 @@ export function enhance(question, ctx) {
   list.append(...items);
   const buttons = items.map((item) => optionButton(item));
   const verdicts = items.map((item) => item.appendChild(h("span", { class: "choice-verdict-mark" })));
-  const again = h("button", { type: "button", class: "question-again" }, "Answer again");
+  const again = h("button", { type: "button", class: "question-again" }, t("recall.again"));
   const next = h("p", { class: "question-next" });
   answer.after(h("div", { class: "question-score" }, next, again));
 
@@ -53,8 +54,8 @@ export function enhance(question, ctx) {
     body.focus();
     const card = await scheduled;
     show(); // again, now with the next-review date
-    const verdict = chosen === correct ? "Correct." : "Not right; the correct option is marked.";
-    ctx.announce(`${verdict} Next review ${dueText(card.due, new Date())}.`);
+    const verdict = chosen === correct ? t("choice.correct") : t("choice.wrong");
+    ctx.announce(`${verdict} ${t("schedule.next", { when: dueText(card.due, new Date()) })}`);
   }));
   again.addEventListener("click", () => {
     store.update(key, { choice: undefined, score: undefined });

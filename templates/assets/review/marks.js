@@ -1,6 +1,7 @@
 // Progress marks outside the questions: "visited" and "done" on the course map and the progress map,
 // where to go next, the questions due for review (as links), and a word when stored progress was unreadable.
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
 
 // Own properties only: a slug such as `constructor` is no visit (Object.prototype has one).
 const isDone = (data, slug) => Object.hasOwn(data.reviews, slug) && data.reviews[slug].done === true;
@@ -31,11 +32,11 @@ export function showNext(box, data) {
   const next = units.find((item) => !isDone(data, item.dataset.unit));
   const link = box.querySelector("a");
   if (!next) {
-    box.querySelector("[data-course-next-verb]").textContent = "Every written unit is done. Start again with";
+    box.querySelector("[data-course-next-verb]").textContent = t("map.all_done");
     return;
   }
   const title = next.querySelector(".course-map-title");
-  box.querySelector("[data-course-next-verb]").textContent = "Continue with";
+  box.querySelector("[data-course-next-verb]").textContent = t("map.continue_with");
   link.href = title.getAttribute("href");
   const label = next.querySelector(".course-map-number").firstChild.textContent.trim();  // not its mark
   link.textContent = `${label} · ${title.textContent.trim()}`;
@@ -45,11 +46,10 @@ export function showNext(box, data) {
 export function showCorrupt(store) {
   const text = store.corruptText();
   if (!text) return;
-  const save = h("button", { type: "button" }, "Save the damaged copy");
-  const dismiss = h("button", { type: "button" }, "Dismiss");
-  const note = h("aside", { class: "progress-notice", role: "alert", "aria-label": "Progress could not be read" },
-    h("p", {}, "The progress stored in this browser could not be read, so it starts afresh. ",
-      "The damaged copy is kept: save it to look at or to send to the course's author."), save, " ", dismiss);
+  const save = h("button", { type: "button" }, t("progress.save_damaged"));
+  const dismiss = h("button", { type: "button" }, t("progress.dismiss"));
+  const note = h("aside", { class: "progress-notice", role: "alert", "aria-label": t("progress.unreadable_label") },
+    h("p", {}, t("progress.unreadable")), save, " ", dismiss);
   save.addEventListener("click", () => {
     const link = h("a", { href: URL.createObjectURL(new Blob([text], { type: "text/plain" })),
       download: "damaged-progress.txt" });
@@ -73,6 +73,6 @@ export function showDue(section, due) {
     list.replaceChildren();
     return;
   }
-  count.textContent = due.length === 1 ? "1 question is due for review." : `${due.length} questions are due for review.`;
+  count.textContent = due.length === 1 ? t("due.count_one") : t("due.count_other", { count: due.length });
   list.replaceChildren(...due.map((item) => h("li", {}, h("a", { href: item.url }, item.prompt))));
 }
