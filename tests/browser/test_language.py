@@ -44,7 +44,7 @@ Vers cinquante degrés.
 # Listed so that the test fails on any other English text; remove an entry once it is converted.
 NOT_YET_CONVERTED = re.compile(r"Lesson 1|Free recall|Model answer", re.I)
 COMMON_ENGLISH = re.compile(
-    r"\b(the|and|your|you|this|with|answer|score|next|review|search|results?|lesson|model)\b", re.I
+    r"\b(the|and|your|you|this|with|answer|score|next|review|search|results?|lesson|model|topic|section(?=:))\b", re.I
 )
 
 

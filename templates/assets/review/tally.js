@@ -65,7 +65,7 @@ function table(original, { rows }) {
 
 function rowLabel(original, name) {
   const [kind, value] = [name.slice(0, name.indexOf(":")), name.slice(name.indexOf(":") + 1)];
-  if (kind === "topic") return `Topic: ${value}`;
+  if (kind === "topic") return t("tally.topic", { topic: value });
   const item = original.querySelector(`[data-lesson="${CSS.escape(value)}"]`);
   return item ? item.textContent.trim() : `Unit ${value}`;
 }
@@ -98,6 +98,6 @@ function sectionLink(original, url, nested) {
   const item = original.querySelector(`[data-revisit-target="${CSS.escape(url)}"]`);
   const link = item?.querySelector("a");
   if (!link) return null;
-  const text = nested && item.dataset.heading ? `Section: ${item.dataset.heading}` : `Section: ${link.textContent}`;
+  const text = nested && item.dataset.heading ? t("tally.section", { section: item.dataset.heading }) : t("tally.section", { section: link.textContent });
   return h("li", {}, h("a", { href: link.getAttribute("href") }, text));
 }
