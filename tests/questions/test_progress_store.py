@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from coursegen.theme import messages
 
 SCRIPT = Path(__file__).parent / "progress_checks.mjs"
 NODE = shutil.which("node")
 
 
+# coursegen/messages.js is made per course, not a theme file: the English one, for theme_modules.mjs.
+MESSAGES_JS = Path(tempfile.mkdtemp()) / "messages.js"
+MESSAGES_JS.write_bytes(messages.script(messages.reference(Path(__file__).resolve().parents[2])))
+
+
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([NODE, str(SCRIPT), *args], capture_output=True, text=True, timeout=60)
+    env = {**os.environ, "COURSEGEN_MESSAGES_JS": MESSAGES_JS.as_uri()}
+    return subprocess.run([NODE, str(SCRIPT), *args], capture_output=True, text=True, timeout=60, env=env)
 
 
 CHECKS = json.loads(run().stdout) if NODE else []
