@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from colours import TEXT_COLOURS, contrast, luminance, unreadable
 from helpers import REPO, copy_course, serving
+from pages import open_page
 from PIL import Image
 from playwright.sync_api import expect
 
@@ -38,13 +39,6 @@ def site(tmp_path_factory):
         config.write_text(re.sub(r"(?m)^base_url:.*$", f"base_url: {base}", config.read_text()))
         assert cli_main(["--root", str(root), "build"]) == 0
         yield base
-
-
-def open_page(context, base: str, name: str):
-    page = context.new_page()
-    page.goto(base + name)
-    page.wait_for_load_state("networkidle")
-    return page
 
 
 def serious_violations(page) -> list[str]:

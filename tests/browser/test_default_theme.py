@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from helpers import copy_course, serving
+from pages import open_page
 from playwright.sync_api import expect
 
 from coursegen.cli import main as cli_main
@@ -31,13 +32,6 @@ def site(tmp_path_factory):
     assert cli_main(["--root", str(root), "build"]) == 0
     with serving(root / "site") as base:
         yield base
-
-
-def open_page(context, base: str, name: str):
-    page = context.new_page()
-    page.goto(base + name)
-    page.wait_for_load_state("networkidle")
-    return page
 
 
 def fonts_of(page, selector: str) -> set[str]:
