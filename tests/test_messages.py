@@ -126,3 +126,10 @@ def test_the_same_sources_in_french_build_byte_identical_pages(mini_course, tmp_
             {p.relative_to(tmp_path / out): p.read_bytes() for p in (tmp_path / out).rglob("*") if p.is_file()}
         )
     assert builds[0] == builds[1]
+
+
+def test_the_authoring_guide_lists_every_group_of_keys_and_no_other():
+    guide = (THEME.parent / "docs" / "authoring.md").read_text(encoding="utf-8")
+    section = guide.split("## The theme's texts in the course's language", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`([a-z_]+)\.\*`", section))
+    assert listed == {key.split(".", 1)[0] for key in ENGLISH}
