@@ -4,8 +4,8 @@
 // failed resumes in the same worker at the stage that failed, and a worker that stops answering is replaced.
 // The page keeps each runtime file and wheel a worker fetched and hands them to its replacement, so the
 // page downloads each once. The client holds no UI text: its errors carry a stage and a cause, which the
-// caller turns into a sentence; the worker's own technical reasons come from the catalogue it is sent.
-import { messages } from "coursegen/messages.js";
+// caller turns into a sentence; its technical reasons, and the worker's, come from the catalogue (worker.*).
+import { messages, t } from "coursegen/messages.js";
 
 const WORKER_TEXTS = Object.fromEntries(Object.entries(messages).filter(([key]) => key.startsWith("worker.")));
 
@@ -56,7 +56,7 @@ export class PythonClient extends EventTarget {
     this.worker = this.makeWorker(absolute(this.runtime.worker));
     this.worker.onerror = (event) => {  // the script did not load, or threw outside a message handler
       event.preventDefault();
-      const error = pythonError("worker", event.message || "the worker could not start");
+      const error = pythonError("worker", event.message || t("worker.not_started"));
       this.booting?.reject(error);
       for (const job of this.pending.values()) job.reject(error);
       this.pending.clear();
@@ -73,7 +73,7 @@ export class PythonClient extends EventTarget {
     this.ready = null;
     for (const [id, job] of this.pending) {
       this.pending.delete(id);
-      job.reject(pythonError("timeout", "the worker was stopped", { restarted: true }));
+      job.reject(pythonError("timeout", t("worker.stopped"), { restarted: true }));
     }
   }
 
@@ -97,7 +97,7 @@ export class PythonClient extends EventTarget {
         settle(value);
       };
       const late = (ms, during, label) => () => this.booting?.reject(
-        pythonError("timeout", `no answer after ${ms / 1000} s`, { label, during }));
+        pythonError("timeout", t("worker.no_answer", { seconds: ms / 1000 }), { label, during }));
       const arm = (stage, label = "") => {  // each boot stage has its own time, when there is a limit per stage
         clearTimeout(stageTimer);
         if (this.limits.stage) stageTimer = setTimeout(late(this.limits.stage, stage, label), this.limits.stage);
@@ -125,7 +125,8 @@ export class PythonClient extends EventTarget {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {  // a run that never returns keeps the worker busy: replace it
-        this.settle({ id, type: "error", message: `no answer after ${this.limits.run / 1000} s`, stage: "timeout" });
+        const message = t("worker.no_answer", { seconds: this.limits.run / 1000 });
+        this.settle({ id, type: "error", message, stage: "timeout" });
         this.replace();
       }, this.limits.run);
       const done = (settle) => (value) => { clearTimeout(timer); settle(value); };
