@@ -10,7 +10,6 @@ file does. A key the chosen catalogue lacks keeps its English text.
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import string
@@ -160,12 +159,7 @@ def prepare(root: Path, config, problems: Problems) -> dict[str, str]:
 def texts(env: dict) -> dict[str, str]:
     """Return the catalogue a parse rule writes with: the build's, else English (a parser made without a build)."""
     found = env["ctx"].extra.get("messages") if "ctx" in env else None
-    return found if found is not None else _packaged_english()
-
-
-@functools.cache
-def _packaged_english() -> dict[str, str]:
-    return read_catalogue(theme.packaged_theme() / FOLDER / f"{REFERENCE}.yaml", REFERENCE)
+    return found if found is not None else read_catalogue(theme.packaged_theme() / FOLDER / "en.yaml", REFERENCE)
 
 
 def say(messages: dict[str, str], key: str, **values) -> str:

@@ -106,10 +106,10 @@ function fill(figure, result) {
 
 /** The per-figure runtime handed to a view's mount(): baked answers first, live Python on request. */
 class WidgetRuntime {
-  constructor(figure, python, config) {
+  constructor(figure, python) {
     this.figure = figure;
     this.python = python;
-    this.config = config;
+    this.config = python.runtime;  // the page's runtime settings (data-widget-runtime)
     this.spec = JSON.parse(figure.dataset.spec);
     this.lookup = bakedStates(figure);
     this.form = figure.querySelector("[data-widget-controls]");
@@ -121,7 +121,7 @@ class WidgetRuntime {
       this.part("live-progress").hidden = false;
       this.part("live-progress").max = detail.total;
       this.part("live-progress").value = detail.step - 1;
-      const stage = STAGE_TEXT[detail.stage](config, detail.label);
+      const stage = STAGE_TEXT[detail.stage](this.config, detail.label);
       this.status(t("live.step", { stage, step: detail.step, total: detail.total }));
     };
   }
@@ -227,10 +227,10 @@ class WidgetRuntime {
 }
 
 /** Mount one figure's view; a view that fails to load or mount leaves the others working. */
-async function mountOne(figure, python, config) {
+async function mountOne(figure, python) {
   try {
     const view = await import(absolute(figure.dataset.view));
-    view.mount(figure, JSON.parse(figure.dataset.params), new WidgetRuntime(figure, python, config));
+    view.mount(figure, JSON.parse(figure.dataset.params), new WidgetRuntime(figure, python));
   } catch (error) {
     console.error(`${figure.id}: its view could not be mounted: ${error?.message ?? error}`);
   }
@@ -241,7 +241,7 @@ async function mountAll() {
   // a page without widgets' runtime settings has no live Python; its figures still show the baked states
   const python = new PythonClient(config, config.packages ?? [],
     { stage: config.timeoutMs ?? STAGE_TIMEOUT_MS, run: config.timeoutMs ?? STAGE_TIMEOUT_MS });
-  await Promise.all([...document.querySelectorAll("[data-widget]")].map((figure) => mountOne(figure, python, config)));
+  await Promise.all([...document.querySelectorAll("[data-widget]")].map((figure) => mountOne(figure, python)));
   performance.mark("coursegen:widgets-ready");  // read by benchmarks/widgets.py
 }
 
