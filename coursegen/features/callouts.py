@@ -12,7 +12,7 @@ from markdown_it.common.utils import escapeHtml
 
 from coursegen.extensions import Extension
 from coursegen.stages.parse import parse_attrs, register_block, register_fence, split_info
-from coursegen.theme.messages import texts
+from coursegen.theme.messages import say, texts
 
 # Built-in callout → the catalogue's key of its default title ("Note", "Key idea", … in the course's language).
 CALLOUTS = {"note": "callout.note", "caveat": "callout.caveat", "key": "callout.key", "aside": "callout.aside"}
@@ -48,7 +48,7 @@ def _callout(default_title: str = "", key: str = ""):
         if token.nesting == -1:
             return "</aside>\n"
         name, title = split_info(token.info)
-        heading = escapeHtml(title or default_title or texts(env)[key])
+        heading = escapeHtml(title or default_title or say(texts(env), key))
         return (
             f'<aside class="callout callout-{name}" aria-label="{heading}">\n<p class="callout-title">{heading}</p>\n'
         )

@@ -163,9 +163,9 @@ def texts(env: dict) -> dict[str, str]:
 
 
 def say(messages: dict[str, str], key: str, **values) -> str:
-    """Return the message for `key` with its placeholders filled (the Python side of the templates' t())."""
-    text = messages[key]
-    return text.format(**values) if values else text
+    """Return the message for `key` with its placeholders filled and `{{` written `{` (the Python side of the
+    templates' t())."""
+    return messages[key].format(**values)
 
 
 UNIT_KEYS = {"lesson": "unit.lesson", "review": "unit.review"}  # a unit kind → its label's key
@@ -218,7 +218,7 @@ def translate(context, key: str, **values) -> Markup:
     It reads the catalogue from the page's context ("messages", which render puts among what every
     page shares), so the render key covers it and a process rendering pages needs nothing more."""
     text = context["messages"][key]  # an unknown key is a theme bug: KeyError names it
-    return in_page(text).format(**values) if values else in_page(text)  # Markup.format escapes the values
+    return in_page(text).format(**values)  # Markup.format escapes the values
 
 
 SCRIPT_NAME = "messages.js"  # imported by the theme's scripts as "coursegen/messages.js"

@@ -91,11 +91,11 @@ def _reshape_choice(tokens, start: int, end: int, level: int, messages: dict[str
     list_open = find(tokens, start, end, level, "bullet_list_open")
     tokens[list_open].attrSet("class", "choice-options")
     tokens[list_open].attrSet("data-options", "")
-    feedback = [html(answer_opening(messages["question.answers"]) + '<ul class="choice-feedback">\n')]
+    feedback = [html(answer_opening(say(messages, "question.answers")) + '<ul class="choice-feedback">\n')]
     for number, (item, inline, correct) in enumerate(list(option_items(tokens, list_open))):
         tokens[item].attrSet("data-option", str(number))
         explanation = _split_option(tokens, item, inline)
-        verdict = escapeHtml(messages["choice.verdict_right" if correct else "choice.verdict_wrong"])
+        verdict = escapeHtml(say(messages, "choice.verdict_right" if correct else "choice.verdict_wrong"))
         mark = ' data-correct=""' if correct else ""
         feedback += [
             html(f'<li data-feedback="{number}"{mark}>\n<p><strong class="choice-verdict">{verdict}</strong> '),
@@ -130,7 +130,7 @@ def _reshape_exercise(
     )
     at = tokens.index(solution)
     tokens[at : at + 1] = [
-        html(answer_opening(messages["question.reference"])),
+        html(answer_opening(say(messages, "question.reference"))),
         solution,
         html("</div>\n</details>\n"),
     ]
@@ -138,7 +138,7 @@ def _reshape_exercise(
     box = escapeHtml(f"q-{qid}-code")
     tokens[tokens.index(starter)] = html(
         f'<div class="exercise-starter" data-exercise-starter>\n<label class="exercise-label" for="{box}">'
-        f"{escapeHtml(messages['question.your_code'])}</label>\n"
+        f"{escapeHtml(say(messages, 'question.your_code'))}</label>\n"
         f'<textarea id="{box}" class="exercise-code" rows="{rows}" '
         'spellcheck="false" '
         f'autocapitalize="off" autocomplete="off">\n{escapeHtml(starter.content)}</textarea>\n</div>\n'
@@ -199,10 +199,10 @@ def render_question(self, tokens, idx, options, env):
 
 def _label(question, messages: dict[str, str]) -> str:
     """Return a question's label: "Free recall in about 60 s · lessons 1, 2 · Topic", in the course's language."""
-    parts = [escapeHtml(messages[KIND_LABELS[question.kind]])]
+    parts = [escapeHtml(say(messages, KIND_LABELS[question.kind]))]
     if question.seconds:
         parts[0] = escapeHtml(
-            say(messages, "question.timed", label=messages[KIND_LABELS[question.kind]], seconds=question.seconds)
+            say(messages, "question.timed", label=say(messages, KIND_LABELS[question.kind]), seconds=question.seconds)
         )
     if question.lessons:
         key = "question.lesson" if len(question.lessons) == 1 else "question.lessons"
@@ -218,8 +218,8 @@ def render_part(self, tokens, idx, options, env):
     messages = texts(env)
     if token.type.startswith("container_hint"):
         return (
-            f'<details class="exercise-hint" data-hint>\n<summary>{escapeHtml(messages["question.hint"])}</summary>\n'
-            '<div class="exercise-hint-body">\n'
+            f'<details class="exercise-hint" data-hint>\n<summary>{escapeHtml(say(messages, "question.hint"))}'
+            '</summary>\n<div class="exercise-hint-body">\n'
             if token.nesting == 1
             else "</div>\n</details>\n"
         )
@@ -227,7 +227,7 @@ def render_part(self, tokens, idx, options, env):
         return '<div class="choice-explanation">\n' if token.nesting == 1 else "</div>\n"
     if token.nesting == -1:
         return "</div>\n</details>\n"
-    return answer_opening(messages["question.model_answer"])
+    return answer_opening(say(messages, "question.model_answer"))
 
 
 def answer_opening(summary: str) -> str:
