@@ -79,9 +79,7 @@ class Unit:
     def url(self) -> str | None:
         return f"{self.slug}.html" if self.page else None
 
-    @property
-    def label(self) -> str:
-        return f"{self.kind.capitalize()} {self.number}"
+    # Its label ("Lesson 3") is in the course's language: theme/messages.unit_label.
 
 
 @dataclass(frozen=True)
@@ -98,18 +96,7 @@ class UnitRun:
     def numbers(self) -> list[int]:
         return [u.number for u in self.units]
 
-    @property
-    def label(self) -> str:
-        """'Lessons 8–14', 'Lesson 8', or 'Units 8–9' when lessons and reviews mix."""
-        kinds = {u.kind for u in self.units}
-        noun = kinds.pop().capitalize() if len(kinds) == 1 else "Unit"
-        first, last = self.units[0].number, self.units[-1].number
-        return f"{noun} {first}" if first == last else f"{noun}s {first}–{last}"
-
-    @property
-    def text(self) -> str:
-        """The map's line for the run: 'Lessons 8–14 are still being written'."""
-        return f"{self.label} {'is' if len(self.units) == 1 else 'are'} still being written"
+    # Its label and the maps' line for it, in the course's language: theme/messages.unit_label, run_text.
 
 
 def untitled_upcoming(unit: Unit) -> bool:

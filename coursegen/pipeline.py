@@ -42,6 +42,7 @@ from coursegen.theme import appearance, messages
 EXTENSIONS = tuple(
     ModuleExtension(module, name)
     for module, name in (
+        (messages, "messages"),  # the catalogue, for what parse rules write (theme/messages.py)
         (callouts, "callouts"),
         (calc, "calc"),
         (anchors, "anchors"),

@@ -126,3 +126,32 @@ def test_the_same_sources_in_french_build_byte_identical_pages(mini_course, tmp_
             {p.relative_to(tmp_path / out): p.read_bytes() for p in (tmp_path / out).rglob("*") if p.is_file()}
         )
     assert builds[0] == builds[1]
+
+
+def test_the_authoring_guide_lists_every_group_of_keys_and_no_other():
+    guide = (THEME.parent / "docs" / "authoring.md").read_text(encoding="utf-8")
+    section = guide.split("## The theme's texts in the course's language", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"`([a-z_]+)\.\*`", section))
+    assert listed == {key.split(".", 1)[0] for key in ENGLISH}
+
+
+def test_what_parsing_writes_follows_the_catalogue_and_a_kept_build_cache_sees_the_course_s_file_change(mini_course):
+    from coursegen.cache import BuildCache
+    from coursegen.pipeline import BuildOptions, build_site
+
+    set_config(mini_course, 'language: fr\nmessages:\n  question.model_answer: "Corrigé {{type}}"\n')
+    lesson = mini_course / "lessons" / "01-first.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\n::: note\nÀ retenir.\n:::\n", encoding="utf-8")
+    (mini_course / "reviews" / "03-check.md").write_text(QUESTION_PAGE, encoding="utf-8")
+    cache, one = BuildCache(), BuildOptions(jobs=1)
+    site = build_site(mini_course, one, cache).outputs
+    first, review = site["first.html"].decode(), site["check.html"].decode()
+    assert '<p class="callout-title">Remarque</p>' in first
+    assert '<p class="question-kind">Rappel libre · leçon 1</p>' in review
+    assert "<summary>Corrigé {type}</summary>" in review  # course.yaml's override, its braces written once
+    assert "Leçon 1 · " in first and "Lesson 1" not in first
+    own = mini_course / "templates" / "messages" / "fr.yaml"
+    own.parent.mkdir(parents=True, exist_ok=True)  # the course's copy of the theme, or a folder of its own
+    own.write_text('callout.note: "Bon à savoir"\n', encoding="utf-8")  # not course.yaml: only the catalogue moved
+    again = build_site(mini_course, one, cache).outputs["first.html"].decode()
+    assert '<p class="callout-title">Bon à savoir</p>' in again

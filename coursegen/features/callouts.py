@@ -12,15 +12,17 @@ from markdown_it.common.utils import escapeHtml
 
 from coursegen.extensions import Extension
 from coursegen.stages.parse import parse_attrs, register_block, register_fence, split_info
+from coursegen.theme.messages import say, texts
 
-CALLOUTS = {"note": "Note", "caveat": "Caveat", "key": "Key idea", "aside": "Aside"}
+# Built-in callout → the catalogue's key of its default title ("Note", "Key idea", … in the course's language).
+CALLOUTS = {"note": "callout.note", "caveat": "callout.caveat", "key": "callout.key", "aside": "callout.aside"}
 DIAGRAM_ATTRS = {"caption": str, "alt": str}
 
 
 def install(md) -> None:
     """Register the callout blocks and the `text` diagram fence."""
-    for name, title in CALLOUTS.items():
-        register_block(md, name, _callout(title))
+    for name, key in CALLOUTS.items():
+        register_block(md, name, _callout(key=key))
     register_fence(md, "text", render_diagram)
 
 
@@ -37,15 +39,16 @@ class ExtraCallouts(Extension):
                 register_block(md, name, _callout(title))
 
 
-def _callout(default_title: str):
-    """Return the renderer of one callout kind: an <aside> titled by the text after its name, or by default."""
+def _callout(default_title: str = "", key: str = ""):
+    """Return the renderer of one callout kind: an <aside> titled by the text after its name (as the author
+    wrote it), or by default: `default_title` (course.yaml's callouts:), else the catalogue's text for `key`."""
 
     def render(self, tokens, idx, options, env):
         token = tokens[idx]
         if token.nesting == -1:
             return "</aside>\n"
         name, title = split_info(token.info)
-        heading = escapeHtml(title or default_title)
+        heading = escapeHtml(title or default_title or say(texts(env), key))
         return (
             f'<aside class="callout callout-{name}" aria-label="{heading}">\n<p class="callout-title">{heading}</p>\n'
         )

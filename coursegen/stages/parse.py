@@ -183,8 +183,9 @@ def shared_parse_inputs(ctx: ParseContext, memo: Memo, changes: Changes) -> dict
             digest(sorted(ctx.slug_by_path.items()), config_text),
         )
     media = changes.signature("media", _covers_media, lambda: media_signature(root))
+    catalogue = sorted(ctx.extra.get("messages", {}).items())  # what parse rules write in the course's language
     return {
-        "all": digest(records["all parse inputs"][2], media),
+        "all": digest(records["all parse inputs"][2], media, catalogue),
         "calc": changes.signature(f"calc {name}", under(name), lambda: tree_signature(root / name)),
         "widgets": changes.signature(
             f"widgets {name}",

@@ -60,6 +60,7 @@ def make_environment(folders: tuple[Path, ...], compiled: jinja2.BytecodeCache |
         loader=jinja2.FileSystemLoader([str(f) for f in folders]), bytecode_cache=compiled, **ENVIRONMENT
     )
     env.globals["t"] = messages.translate  # the UI text in the course's language (theme/messages.py)
+    env.globals["unit_label"], env.globals["run_text"] = messages.unit_label_in_page, messages.run_text_in_page
     return env
 
 

@@ -10,11 +10,13 @@ file does. A key the chosen catalogue lacks keeps its English text.
 
 from __future__ import annotations
 
+import html
 import json
 import string
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from coursegen.errors import Problems, did_you_mean
 from coursegen.theme import files as theme
@@ -148,14 +150,75 @@ def catalogue(root: Path, config) -> dict[str, str]:
     return merged
 
 
+def prepare(root: Path, config, problems: Problems) -> dict[str, str]:
+    """The catalogue as the built-in extension "messages" hands it to parse rules (`texts(env)`):
+    question labels, callout titles and widgets are written into pages while parsing."""
+    return catalogue(root, config) if config is not None else reference(root)
+
+
+def texts(env: dict) -> dict[str, str]:
+    """Return the catalogue a parse rule writes with: the build's, else English (a parser made without a build)."""
+    found = env["ctx"].extra.get("messages") if "ctx" in env else None
+    return found if found is not None else read_catalogue(theme.packaged_theme() / FOLDER / "en.yaml", REFERENCE)
+
+
+def say(messages: dict[str, str], key: str, **values) -> str:
+    """Return the message for `key` with its placeholders filled and `{{` written `{` (the Python side of the
+    templates' t())."""
+    return messages[key].format(**values)
+
+
+UNIT_KEYS = {"lesson": "unit.lesson", "review": "unit.review"}  # a unit kind → its label's key
+RUN_KEYS = {"lesson": "units.lesson", "review": "units.review"}  # a run of one kind → its label's key
+
+
+def unit_label(messages: dict[str, str], unit) -> str:
+    """Return a unit's label, "Lesson 3"; for a run of untitled upcoming units (model.UnitRun) "Lessons 8–14",
+    "Review 9", or "Units 4–6" when lessons and reviews mix."""
+    units = getattr(unit, "units", None)
+    if units is None:
+        return say(messages, UNIT_KEYS[unit.kind], number=unit.number)
+    kinds = {u.kind for u in units}
+    first, last = units[0].number, units[-1].number
+    if first == last:
+        return say(messages, UNIT_KEYS[units[0].kind], number=first)
+    return say(messages, RUN_KEYS[kinds.pop()] if len(kinds) == 1 else "units.mixed", first=first, last=last)
+
+
+def run_text(messages: dict[str, str], run) -> str:
+    """Return the maps' line for a run of untitled upcoming units: "Lessons 8–14 are still being written"."""
+    key = "units.writing_one" if len(run.units) == 1 else "units.writing_other"
+    return say(messages, key, label=unit_label(messages, run))
+
+
+def in_page(text: str) -> Markup:
+    """Return a message as page text: `&`, `<`, `>` and `"` escaped, as the parser escapes what it writes.
+
+    An apostrophe stays as written (Jinja's own escaping would write `&#39;`): it is safe in text and in
+    the double-quoted attributes the templates use, and a page reads the same as before the catalogue."""
+    return Markup(html.escape(text, quote=False).replace('"', "&quot;"))
+
+
 @jinja2.pass_context
-def translate(context, key: str, **values) -> str:
+def unit_label_in_page(context, unit) -> Markup:
+    """The templates' `unit_label(u)`: a unit's label in the page's language (unit_label)."""
+    return in_page(unit_label(context["messages"], unit))
+
+
+@jinja2.pass_context
+def run_text_in_page(context, run) -> Markup:
+    """The templates' `run_text(run)` (run_text)."""
+    return in_page(run_text(context["messages"], run))
+
+
+@jinja2.pass_context
+def translate(context, key: str, **values) -> Markup:
     """The templates' `t(key, **values)`: the page's message for `key`, its placeholders filled.
 
     It reads the catalogue from the page's context ("messages", which render puts among what every
     page shares), so the render key covers it and a process rendering pages needs nothing more."""
     text = context["messages"][key]  # an unknown key is a theme bug: KeyError names it
-    return text.format(**values) if values else text
+    return in_page(text).format(**values)  # Markup.format escapes the values
 
 
 SCRIPT_NAME = "messages.js"  # imported by the theme's scripts as "coursegen/messages.js"

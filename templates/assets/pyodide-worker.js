@@ -6,9 +6,11 @@
 // replaces this one: that worker serves them to Pyodide from memory, so a page downloads them once.
 //
 // Protocol (postMessage; every message is a plain object with a `type`):
-//   in   {type: "boot", indexURL, integrity, packages: [name], wheel, module}
+//   in   {type: "boot", indexURL, integrity, packages: [name], wheel, module, messages}
 //          indexURL: Pyodide's folder (absolute URL); integrity: pyodide.mjs's SRI ("" for none);
-//          wheel: the course package's wheel URL ("" for none); module: the name `import`ed after it.
+//          wheel: the course package's wheel URL ("" for none); module: the name `import`ed after it;
+//          messages: the catalogue's "worker.*" texts, in the course's language, for the reasons below
+//          (a worker has no import map to reach coursegen/messages.js; a text not sent stays English).
 //   in   {type: "run", id, source, params}   source defines run(**params); params is a JSON object.
 //   in   {type: "files", files: [file]}       files an earlier worker of the page fetched, sent before the
 //          first boot; a file is {url, integrity, contentType, bytes: ArrayBuffer}.
@@ -22,9 +24,20 @@
 //   out  {type: "error", id, message}                    run raised: the last line of the traceback.
 //   out  {type: "file", file}                            a file under indexURL, or the wheel, was fetched whole
 //          (its bytes are a copy, transferred); the page keeps it for a replacement worker.
-// A new message type is handled by adding it to HANDLERS at the bottom. The page times stages and runs out
-// and replaces a worker that takes too long (templates/assets/widgets.js).
+// A new message type is handled by adding it to HANDLERS at the bottom. The page's one client of this
+// worker (templates/assets/python-client.js) times stages and runs out and replaces a worker that takes too long.
 let pyodide = null;
+// The technical reasons' texts, in English until a boot sends the course's (see the protocol above).
+let texts = {
+  "worker.http_status": "{url} answered HTTP {status}",
+  "worker.unreachable": "{url} could not be reached: {error}",
+  "worker.hash": "{url} does not match its expected hash {integrity}",
+  "worker.sri": "{url} does not match its SRI {integrity} ({error})",
+  "worker.pyodide_said": "{reason} (Pyodide said: {said})",
+};
+/** A reason's text with its {placeholders} filled, as coursegen/messages.js's t() does. */
+const say = (key, values) => texts[key].replace(/\{\{|\}\}|\{(\w+)\}/g, (whole, name) =>
+  name === undefined ? whole[0] : String(values[name]));
 const done = new Set();  // stages finished in this worker: "runtime", "package:<name>", "course"
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 
@@ -75,9 +88,7 @@ let runtimeFetchFailed = null;  // while the runtime loads: rejects the boot wit
 
 /** The StageError of a file that answered an error status: "missing" for a 404, "http" for another. */
 function statusError(url, status) {
-  return status === 404
-    ? new StageError("missing", `${url} answered HTTP 404`)
-    : new StageError("http", `${url} answered HTTP ${status}`);
+  return new StageError(status === 404 ? "missing" : "http", say("worker.http_status", { url, status }));
 }
 self.fetch = keptFetch;
 
@@ -93,14 +104,14 @@ async function diagnose(url, integrity) {
   try {
     response = await networkFetch(url, { cache: "no-store" });
   } catch (error) {
-    return new StageError("unreachable", `${url} could not be reached: ${error.message}`);
+    return new StageError("unreachable", say("worker.unreachable", { url, error: error.message }));
   }
   if (!response.ok) return statusError(url, response.status);
   if (integrity) {
     try {
       await networkFetch(url, { integrity, cache: "no-store" });
     } catch {
-      return new StageError("integrity", `${url} does not match its expected hash ${integrity}`);
+      return new StageError("integrity", say("worker.hash", { url, integrity }));
     }
   }
   return null;
@@ -133,7 +144,7 @@ async function explain(config, names, messages) {
   const urls = [...text.matchAll(/'([a-z]+:[^']+)'/g)].map(([, url]) => url);
   for (const [url, integrity] of await filesOf(config.indexURL, [...names, ...urls])) {
     const found = await diagnose(url, integrity);
-    if (found) return new StageError(found.cause, `${found.message} (Pyodide said: ${text})`);
+    if (found) return new StageError(found.cause, say("worker.pyodide_said", { reason: found.message, said: text }));
   }
   return new StageError("python", text);
 }
@@ -146,11 +157,11 @@ async function loadRuntime(config) {
     response = await fetch(indexURL + "pyodide.mjs", integrity ? { integrity } : {});
   } catch (error) {
     throw (await diagnose(indexURL + "pyodide.mjs", "")) ??
-      new StageError("integrity", `${indexURL}pyodide.mjs does not match its SRI ${integrity} (${error.message})`);
+      new StageError("integrity", say("worker.sri", { url: `${indexURL}pyodide.mjs`, integrity, error: error.message }));
   }
   if (!response.ok) {
     throw (await diagnose(indexURL + "pyodide.mjs", "")) ??
-      new StageError("http", `${indexURL}pyodide.mjs answered HTTP ${response.status}`);
+      new StageError("http", say("worker.http_status", { url: `${indexURL}pyodide.mjs`, status: response.status }));
   }
   const loader = await moduleURL(response);
   let core = "";
@@ -214,6 +225,7 @@ function stages(config) {
 }
 
 async function boot(config) {
+  texts = { ...texts, ...config.messages };
   keptFrom = [config.indexURL, config.wheel].filter(Boolean);
   const all = stages(config);
   const todo = all.filter(({ key }) => !done.has(key));

@@ -1,23 +1,26 @@
 // Widget runtime: mounts each [data-widget] figure's view. Answers come from the states baked
-// into the page; Pyodide starts in a Web Worker only when a learner asks for live Python.
+// into the page; Pyodide starts in a Web Worker (python-client.js) only when a learner asks for live Python.
 // Each text is made from the page's runtime settings: its Pyodide packages and the course package's name.
-const listed = (names) => new Intl.ListFormat("en", { type: "conjunction" }).format(names);
+import { t } from "coursegen/messages.js";
+import { PythonClient } from "coursegen/python-client.js";
+
+const listed = (names) => new Intl.ListFormat(document.documentElement.lang || "en", { type: "conjunction" }).format(names);
 const STAGE_TEXT = {
-  runtime: () => "Loading the Python runtime",
-  package: (config, label) => `Loading ${label}`,
-  course: (config) => `Loading the course's ${config.module} package`,
+  runtime: () => t("live.loading_runtime"),
+  package: (config, label) => t("live.loading_package", { package: label }),
+  course: (config) => t("live.loading_course", { module: config.module }),
 };
 const SUBJECT = {
-  runtime: () => "the Python runtime",
-  package: (config, label) => `the ${label} package`,
-  course: (config) => `the course's ${config.module} package`,
+  runtime: () => t("live.the_runtime"),
+  package: (config, label) => t("live.the_package", { package: label }),
+  course: (config) => t("live.the_course_package", { module: config.module }),
 };
-const CAUSE_TEXT = {
-  missing: "is missing from this site",
-  http: "could not be fetched from this site's server",
-  integrity: "failed its integrity check (the file is not the one this site was built with)",
-  unreachable: "could not be reached (you may be offline, or its server is blocked)",
-  python: "could not be loaded into Python",
+const CAUSE_TEXT = {  // a boot stage's cause (pyodide-worker.js) → its sentence's key
+  missing: "live.cause_missing",
+  http: "live.cause_http",
+  integrity: "live.cause_integrity",
+  unreachable: "live.cause_unreachable",
+  python: "live.cause_python",
 };
 const STAGE_TIMEOUT_MS = 60000;  // per boot stage and per run; a page's runtime JSON may set timeoutMs (tests do)
 
@@ -29,119 +32,19 @@ function absolute(url) {
   return new URL(url, document.baseURI).href;
 }
 
-/** An error of live Python: the stage it happened in (runtime, package, course, run, timeout, worker), its cause. */
-function liveError(stage, reason, { label = "", cause = "" } = {}) {
-  return Object.assign(new Error(reason), { stage, label, cause });
-}
-
-/** Live Python: one worker per page, started on first use, shared by every widget and kept across runs and
- * retries (a retry resumes the boot at the stage that failed); replaced only when it stops answering. The
- * page keeps each runtime file and wheel a worker fetched and hands them to its replacement, so the page
- * downloads each once. */
-class LivePython extends EventTarget {
-  constructor(config) {
-    super();
-    this.config = config;
-    this.timeout = config.timeoutMs ?? STAGE_TIMEOUT_MS;
-    this.worker = null;
-    this.ready = null;
-    this.booting = null;  // {resolve, reject, arm} of the boot under way
-    this.pending = new Map();
-    this.nextId = 1;
-    this.files = new Map();  // URL → {url, integrity, contentType, bytes} a worker fetched (see pyodide-worker.js)
-  }
-
-  boot() {
-    this.ready ??= this.start().catch((error) => {
-      this.ready = null;  // the next boot resumes in the same worker, unless it had to be replaced
-      if (error.stage === "timeout" || error.stage === "worker") this.replace();
-      throw error;
-    });
-    return this.ready;
-  }
-
-  /** The page's worker, made on first use. */
-  started() {
-    if (this.worker) return this.worker;
-    this.worker = new Worker(absolute(this.config.worker), { type: "module" });
-    this.worker.onerror = (event) => {  // the script did not load, or threw outside a message handler
-      event.preventDefault();
-      const error = liveError("worker", event.message);
-      this.booting?.reject(error);
-      for (const job of this.pending.values()) job.reject(error);
-      this.pending.clear();
-    };
-    this.worker.onmessage = ({ data }) => this.receive(data);
-    if (this.files.size) this.worker.postMessage({ type: "files", files: [...this.files.values()] });  // copies
-    return this.worker;
-  }
-
-  /** Stop a worker that no longer answers; the next use starts a new one. */
-  replace() {
-    this.worker?.terminate();
-    this.worker = null;
-    this.ready = null;
-    for (const [id, job] of this.pending) {
-      this.pending.delete(id);
-      job.reject(liveError("timeout", "the worker was stopped"));
-    }
-  }
-
-  receive(data) {
-    if (data.type === "file") this.files.set(data.file.url, data.file);
-    else if (data.type === "progress") {
-      this.booting?.arm(data.stage, data.label);
-      this.dispatchEvent(new CustomEvent("progress", { detail: data }));
-    } else if (data.type === "ready") this.booting?.resolve();
-    else if (data.type === "failed") this.booting?.reject(liveError(data.stage, data.reason, data));
-    else this.settle(data);
-  }
-
-  start() {
-    return new Promise((resolve, reject) => {
-      let timer;
-      const finish = (settle) => (value) => { clearTimeout(timer); this.booting = null; settle(value); };
-      const arm = (stage, label = "") => {  // each stage has STAGE_TIMEOUT_MS; a timeout names the stage's subject
-        clearTimeout(timer);
-        timer = setTimeout(() => this.booting?.reject(liveError("timeout", `no answer after ${this.timeout / 1000} s`,
-          { label: SUBJECT[stage](this.config, label) })), this.timeout);
-      };
-      this.booting = { resolve: finish(resolve), reject: finish(reject), arm };
-      arm("runtime");
-      this.started().postMessage({ type: "boot", indexURL: absolute(this.config.indexURL),
-        integrity: this.config.integrity, packages: this.config.packages,
-        wheel: this.config.wheel ? absolute(this.config.wheel) : "", module: this.config.module });
-    });
-  }
-
-  settle({ id, type, json, message, stage = "run" }) {
-    const job = this.pending.get(id);
-    this.pending.delete(id);
-    if (type === "result") job?.resolve(JSON.parse(json));
-    else job?.reject(liveError(stage, message));
-  }
-
-  async run(source, params) {
-    await this.boot();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {  // a run that never returns keeps the worker busy: replace it
-        this.settle({ id, type: "error", message: `no answer after ${this.timeout / 1000} s`, stage: "timeout" });
-        this.replace();
-      }, this.timeout);
-      const done = (settle) => (value) => { clearTimeout(timer); settle(value); };
-      this.pending.set(id, { resolve: done(resolve), reject: done(reject) });
-      this.worker.postMessage({ type: "run", id, source, params });
-    });
-  }
-}
-
 /** One plain sentence saying why live Python failed. */
 function failureText(error, config) {
-  if (error.stage === "run") return `the Python raised ${error.message}`;
-  if (error.stage === "worker") return "the background worker for Python could not start";
-  if (error.stage === "timeout") return error.label ? `${error.label} took too long to load` : "Python took too long to answer";
-  return `${SUBJECT[error.stage](config, error.label)} ${CAUSE_TEXT[error.cause] ?? CAUSE_TEXT.python}`;
+  if (error.stage === "run") return t("live.raised", { error: error.message });
+  if (error.stage === "worker") return t("live.worker_failed");
+  if (error.stage === "timeout") {
+    return error.during ? t("live.too_long_to_load", { subject: subjectOf(error, config) }) : t("live.too_long_to_answer");
+  }
+  return t(CAUSE_TEXT[error.cause] ?? CAUSE_TEXT.python, { subject: subjectOf(error, config) });
+}
+
+/** What failed to load, in words: "the Python runtime", "the numpy package", "the course's kernels package". */
+function subjectOf(error, config) {
+  return SUBJECT[error.during || error.stage](config, error.label);
 }
 
 /** The baked states of one figure: look one up by its parameters. */
@@ -171,8 +74,8 @@ function readParams(form, spec) {
     const value = Number(input.value);
     const whole = rule.type === "int" ? Number.isInteger(value) : true;
     if (input.value === "" || !Number.isFinite(value) || !whole || value < rule.min || value > rule.max) {
-      const kind = rule.type === "int" ? "a whole number" : "a number";
-      return [params, `${input.getAttribute("aria-label") || name} must be ${kind} from ${rule.min} to ${rule.max}.`];
+      const values = { name: input.getAttribute("aria-label") || name, min: rule.min, max: rule.max };
+      return [params, t(rule.type === "int" ? "live.whole_number" : "live.number", values)];
     }
     params[name] = value;
   }
@@ -206,6 +109,7 @@ class WidgetRuntime {
   constructor(figure, python) {
     this.figure = figure;
     this.python = python;
+    this.config = python.runtime;  // the page's runtime settings (data-widget-runtime)
     this.spec = JSON.parse(figure.dataset.spec);
     this.lookup = bakedStates(figure);
     this.form = figure.querySelector("[data-widget-controls]");
@@ -217,7 +121,8 @@ class WidgetRuntime {
       this.part("live-progress").hidden = false;
       this.part("live-progress").max = detail.total;
       this.part("live-progress").value = detail.step - 1;
-      this.status(`${STAGE_TEXT[detail.stage](python.config, detail.label)} (step ${detail.step} of ${detail.total})…`);
+      const stage = STAGE_TEXT[detail.stage](this.config, detail.label);
+      this.status(t("live.step", { stage, step: detail.step, total: detail.total }));
     };
   }
 
@@ -239,7 +144,7 @@ class WidgetRuntime {
     for (const name of ["live-run", "live-retry"]) {
       this.part(name).addEventListener("click", () => this.live(readParams(this.form, this.spec)[0]));
     }
-    if (this.python.config.missing) this.unavailable();
+    if (this.config.missing) this.unavailable();
     this.figure.dataset.widgetReady = "true";
   }
 
@@ -249,12 +154,11 @@ class WidgetRuntime {
     // controls whose other values only live Python can answer cannot move here (their note says why)
     for (const input of this.form.querySelectorAll("[data-live-only] :is(input, select)")) input.disabled = true;
     this.status(this.unavailableText());
-    this.explain(Object.entries(this.python.config.missing).map(([name, why]) => `${name}: ${why}`).join("; "));
+    this.explain(Object.entries(this.config.missing).map(([name, why]) => `${name}: ${why}`).join("; "));
   }
 
   unavailableText() {
-    return `Live Python is not available on this site: its copy of Pyodide lacks ${listed(Object.keys(this.python.config.missing))}; `
-      + "the results shown are the ones computed when the page was built.";
+    return t("live.not_on_this_site", { packages: listed(Object.keys(this.config.missing)) });
   }
 
   /** Put the technical reason under the status sentence (and in the console). */
@@ -269,9 +173,7 @@ class WidgetRuntime {
   present(result, how, params) {
     this.shown = { params, how };
     this.render(result, how);
-    this.part("widget-source").textContent = how === "live"
-      ? "Showing a live result, computed by Python in your browser."
-      : "Showing results computed when this page was built.";
+    this.part("widget-source").textContent = how === "live" ? t("live.showing_live") : t("live.showing_baked");
     this.figure.dispatchEvent(new CustomEvent("widget:result", { detail: { result, how } }));
   }
 
@@ -283,25 +185,25 @@ class WidgetRuntime {
     if (!result) { this.live(params); return; }
     this.latest++;
     this.present(result, "baked", params);
-    this.status(this.python.config.missing ? this.unavailableText() : "");
+    this.status(this.config.missing ? this.unavailableText() : "");
   }
 
   async live(params) {
-    if (this.python.config.missing) { this.unavailable(); setForm(this.form, this.shown.params); return; }
+    if (this.config.missing) { this.unavailable(); setForm(this.form, this.shown.params); return; }
     const ticket = ++this.latest;
     this.part("live-retry").hidden = true;
     this.part("live-detail").hidden = true;
     this.part("live-run").disabled = true;
-    this.status("Starting live Python…");
+    this.status(t("live.starting"));
     this.python.addEventListener("progress", this.onProgress);
     try {
       await this.python.boot();
-      if (ticket === this.latest) this.status("Running the Python…");
+      if (ticket === this.latest) this.status(t("live.running"));
       const result = await this.python.run(this.figure.querySelector("[data-widget-code]").textContent, params);
       if (ticket !== this.latest) return;
       this.present(result, "live", params);
       this.part("live-run").hidden = false;
-      this.status("Live result ready.");
+      this.status(t("live.ready"));
     } catch (error) {
       if (ticket === this.latest) this.failed(error);
     } finally {
@@ -313,11 +215,11 @@ class WidgetRuntime {
 
   /** Say in one sentence why live Python is unavailable; keep (and point the controls at) what is shown. */
   failed(error) {
-    const reason = failureText(error, this.python.config);
-    const stage = [error.stage, error.label, error.cause].filter(Boolean).join(" ");
+    const reason = failureText(error, this.config);
+    const label = error.stage === "timeout" && error.during ? subjectOf(error, this.config) : error.label;
+    const stage = [error.stage, label, error.cause].filter(Boolean).join(" ");
     this.explain(`${stage}: ${error.message}`);
-    const kept = this.shown.how === "baked" ? "the ones computed when the page was built" : "from the last live run";
-    this.status(`Live Python is unavailable: ${reason}; the results shown are still ${kept}.`);
+    this.status(t(this.shown.how === "baked" ? "live.unavailable_baked" : "live.unavailable_live", { reason }));
     setForm(this.form, this.shown.params);
     this.part("live-run").hidden = true;  // one control after a failure
     this.part("live-retry").hidden = false;
@@ -336,7 +238,9 @@ async function mountOne(figure, python) {
 
 async function mountAll() {
   const config = readJSON(document.querySelector("[data-widget-runtime]")) ?? {};
-  const python = new LivePython(config);
+  // a page without widgets' runtime settings has no live Python; its figures still show the baked states
+  const python = new PythonClient(config, config.packages ?? [],
+    { stage: config.timeoutMs ?? STAGE_TIMEOUT_MS, run: config.timeoutMs ?? STAGE_TIMEOUT_MS });
   await Promise.all([...document.querySelectorAll("[data-widget]")].map((figure) => mountOne(figure, python)));
   performance.mark("coursegen:widgets-ready");  // read by benchmarks/widgets.py
 }

@@ -10,6 +10,21 @@ const choice = await import("coursegen/review/choice.js");
 const tally = await import("coursegen/review/tally.js");
 const fsrs = await import("coursegen/vendor/ts-fsrs.js");
 const marks = await import("coursegen/review/marks.js");
+globalThis.document ??= { baseURI: "http://127.0.0.1/course/page.html" };  // python-client.js makes URLs absolute
+const { PythonClient } = await import("coursegen/python-client.js");
+
+/** A stand-in for pyodide-worker.js: it records what it is sent and answers as `script` says. */
+function fakeWorker(script, made) {
+  return (url) => {
+    const worker = { url, sent: [], terminated: false, onmessage: null, onerror: null,
+      postMessage(message) { worker.sent.push(message); script(message, (data) => worker.onmessage?.({ data })); },
+      terminate() { worker.terminated = true; } };
+    made.push(worker);
+    return worker;
+  };
+}
+const later = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const RUNTIME = { worker: "assets/pyodide-worker.js", indexURL: "pyodide/", integrity: "", wheel: "", module: "" };
 
 function memoryStorage(initial = {}) {
   const items = { ...initial };
@@ -121,8 +136,82 @@ const checks = {
     assert.deepEqual([...result.revisit.lessons], ["1", "2"]);
     assert.deepEqual([...result.revisit.sections], ["a.html#x"]);
   },
+  async "the Python client boots once, sends the packages and worker texts, and runs entries"() {
+    const made = [];
+    const script = (message, answer) => {
+      if (message.type === "boot") answer({ type: "ready" });
+      if (message.type === "run") answer({ type: "result", id: message.id, json: JSON.stringify(message.params.n * 2) });
+    };
+    const packages = new Set(["numpy"]);
+    const client = new PythonClient(RUNTIME, () => [...packages].sort(), { run: 1000 }, fakeWorker(script, made));
+    packages.add("micropip");  // read when the boot starts, as exercises add theirs while the page starts
+    assert.equal(await client.run("def run(n): ...", { n: 21 }), 42);
+    assert.equal(await client.run("def run(n): ...", { n: 2 }), 4);
+    assert.equal(made.length, 1, "one worker for every run");
+    const boot = made[0].sent.filter((m) => m.type === "boot");
+    assert.equal(boot.length, 1);
+    assert.deepEqual(boot[0].packages, ["micropip", "numpy"]);
+    assert.equal(boot[0].indexURL, "http://127.0.0.1/course/pyodide/");
+    assert.equal(boot[0].messages["worker.http_status"], "{url} answered HTTP {status}");
+  },
+  async "a run past its limit replaces the worker; a run waiting on it is told it was restarted"() {
+    const made = [];
+    const script = (message, answer) => {
+      if (message.type === "boot") answer({ type: "file", file: { url: "http://x/pyodide.asm.wasm", bytes: 1 } });
+      if (message.type === "boot") answer({ type: "ready" });  // runs never answer
+    };
+    const client = new PythonClient(RUNTIME, [], { run: 40 }, fakeWorker(script, made));
+    const first = client.run("loop", {}).catch((error) => error);
+    await later(10);
+    const second = client.run("other", {}).catch((error) => error);
+    const [late, waiting] = await Promise.all([first, second]);
+    assert.equal(late.stage, "timeout");
+    assert.equal(late.restarted, false);
+    assert.equal(late.message, "no answer after 0.04 s");
+    assert.equal(waiting.restarted, true, "the other run ends with the worker");
+    assert.equal(made[0].terminated, true);
+    client.run("again", {}).catch(() => {});
+    await later(0);
+    assert.equal(made.length, 2, "the next run starts a new worker");
+    assert.equal(made[1].sent[0].type, "files", "which is handed the files the first one fetched");
+    assert.equal(made[1].sent[0].files[0].url, "http://x/pyodide.asm.wasm");
+  },
+  async "a per-stage limit is armed again as each stage starts; a whole-boot limit is not"() {
+    const stages = (message, answer) => {  // three stages of 30 ms each, then ready
+      if (message.type !== "boot") return;
+      ["runtime", "package", "course"].forEach((stage, i) => setTimeout(() => answer({ type: "progress", stage,
+        label: stage === "package" ? "numpy" : "", step: i + 1, total: 3 }), i * 30));
+      setTimeout(() => answer({ type: "ready" }), 90);
+    };
+    const perStage = new PythonClient(RUNTIME, [], { stage: 50, run: 1000 }, fakeWorker(stages, []));
+    await perStage.boot();  // 90 ms in all, never 50 ms in one stage
+    const made = [];
+    const whole = new PythonClient(RUNTIME, [], { boot: 50, run: 1000 }, fakeWorker(stages, made));
+    const error = await whole.boot().catch((e) => e);
+    assert.equal(error.stage, "timeout");
+    assert.equal(error.during, "runtime");
+    assert.equal(made[0].terminated, true, "a boot out of time replaces the worker");
+    const slow = new PythonClient(RUNTIME, [], { stage: 20, run: 1000 }, fakeWorker(stages, []));
+    const stalled = await slow.boot().catch((e) => e);
+    assert.equal(stalled.during, "runtime");
+  },
+  async "a failed boot stage resumes in the same worker, with its cause and label"() {
+    const made = [];
+    let tries = 0;
+    const script = (message, answer) => {
+      if (message.type !== "boot") return;
+      tries += 1;
+      if (tries === 1) answer({ type: "failed", stage: "package", label: "numpy", cause: "missing", reason: "HTTP 404" });
+      else answer({ type: "ready" });
+    };
+    const client = new PythonClient(RUNTIME, ["numpy"], { stage: 1000, run: 1000 }, fakeWorker(script, made));
+    const error = await client.boot().catch((e) => e);
+    assert.deepEqual([error.stage, error.label, error.cause, error.message], ["package", "numpy", "missing", "HTTP 404"]);
+    await client.boot();
+    assert.equal(made.length, 1, "the retry resumes in the worker that failed");
+  },
 };
 
 const name = process.argv[2];
 if (!(name in checks)) { console.log(JSON.stringify(Object.keys(checks))); process.exit(name ? 2 : 0); }
-checks[name]();
+await checks[name]();

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import re
 
+from helpers import REPO
+
 from coursegen.model import Course, Unit, UnitRun
 from coursegen.pipeline import build_site
+from coursegen.theme import messages
+from coursegen.theme.messages import run_text, unit_label
+from coursegen.yamlio import load_yaml
 
 UNTITLED = """  - slug: starter
     part: Baking
@@ -35,9 +40,13 @@ def test_consecutive_untitled_upcoming_units_of_one_part_become_one_run():
     )
     outline = Course(config=None, units=units).outline
     assert [type(e).__name__ for e in outline] == ["Unit", "UnitRun", "UnitRun"]
-    assert outline[1].text == "Lessons 2–3 are still being written"
-    assert outline[2].text == "Units 4–6 are still being written" and outline[2].part == "Later"
-    assert UnitRun((upcoming(9, "z", kind="review"),)).text == "Review 9 is still being written"
+    english = messages.reference(REPO)
+    assert run_text(english, outline[1]) == "Lessons 2–3 are still being written"
+    assert run_text(english, outline[2]) == "Units 4–6 are still being written" and outline[2].part == "Later"
+    assert run_text(english, UnitRun((upcoming(9, "z", kind="review"),))) == "Review 9 is still being written"
+    french = {**english, **load_yaml((REPO / "templates/messages/fr.yaml").read_text(encoding="utf-8"))}
+    assert run_text(french, outline[1]) == "Leçons 2 à 3 sont encore en cours d’écriture"
+    assert unit_label(french, units[0]) == "Leçon 1"
 
 
 def page_map(html: str) -> str:

@@ -13,14 +13,16 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 from coursegen.stages.parse import split_info
+from coursegen.theme.messages import say, texts
 
 OPTION_MARK = re.compile(r"^\[( |x|X)\]\s*")
+# Question kind → the catalogue's key of its label ("Free recall", … in the course's language).
 KIND_LABELS = {
-    "recall": "Free recall",
-    "explain": "Explain it aloud",
-    "choice": "Choose one",
-    "excerpt": "Read the source",
-    "exercise": "Write the code",
+    "recall": "question.recall",
+    "explain": "question.explain",
+    "choice": "question.choice",
+    "excerpt": "question.excerpt",
+    "exercise": "question.exercise",
 }
 
 
@@ -71,10 +73,10 @@ def reshape_question(tokens, start: int, end: int, question, env: dict) -> None:
     """Insert the wrappers a question's HTML needs between its own tokens (in place)."""
     level = tokens[start].level + 1
     if question.kind == "choice":
-        _reshape_choice(tokens, start, end, level)
+        _reshape_choice(tokens, start, end, level, texts(env))
         return
     if question.kind == "exercise":
-        _reshape_exercise(tokens, start, end, level, tokens[start].meta["exercise"], question.id)
+        _reshape_exercise(tokens, start, end, level, tokens[start].meta["exercise"], question.id, texts(env))
         return
     answer = find(tokens, start, end, level, "container_answer_open")
     tokens.insert(answer, html("</div>\n"))
@@ -85,23 +87,18 @@ def reshape_question(tokens, start: int, end: int, question, env: dict) -> None:
         tokens.insert(quote, html('<figure class="question-excerpt">\n'))
 
 
-def _reshape_choice(tokens, start: int, end: int, level: int) -> None:
+def _reshape_choice(tokens, start: int, end: int, level: int, messages: dict[str, str]) -> None:
     list_open = find(tokens, start, end, level, "bullet_list_open")
     tokens[list_open].attrSet("class", "choice-options")
     tokens[list_open].attrSet("data-options", "")
-    feedback = [
-        html(
-            '<details class="question-answer" data-answer>\n<summary>Answer and explanations</summary>\n'
-            '<div class="question-answer-body">\n<ul class="choice-feedback">\n'
-        )
-    ]
+    feedback = [html(answer_opening(say(messages, "question.answers")) + '<ul class="choice-feedback">\n')]
     for number, (item, inline, correct) in enumerate(list(option_items(tokens, list_open))):
         tokens[item].attrSet("data-option", str(number))
         explanation = _split_option(tokens, item, inline)
-        verdict = "Correct" if correct else "Not this one"
+        verdict = escapeHtml(say(messages, "choice.verdict_right" if correct else "choice.verdict_wrong"))
         mark = ' data-correct=""' if correct else ""
         feedback += [
-            html(f'<li data-feedback="{number}"{mark}>\n<p><strong class="choice-verdict">{verdict}:</strong> '),
+            html(f'<li data-feedback="{number}"{mark}>\n<p><strong class="choice-verdict">{verdict}</strong> '),
             copy.deepcopy(inline),
             html("</p>\n"),
             *explanation,
@@ -114,7 +111,9 @@ def _reshape_choice(tokens, start: int, end: int, level: int) -> None:
     tokens.insert(closing(tokens, start), html("</div>\n</details>\n"))
 
 
-def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict, qid: str) -> None:
+def _reshape_exercise(
+    tokens, start: int, end: int, level: int, exercise: dict, qid: str, messages: dict[str, str]
+) -> None:
     """Close the prompt before the first fence or hint; put the starter in a plain text box (usable without
     JavaScript), the reference solution in the answer's `<details>` and the checks' baked cases in a JSON
     block for exercise.js."""
@@ -131,18 +130,16 @@ def _reshape_exercise(tokens, start: int, end: int, level: int, exercise: dict, 
     )
     at = tokens.index(solution)
     tokens[at : at + 1] = [
-        html(
-            '<details class="question-answer" data-answer>\n<summary>Reference solution</summary>\n'
-            '<div class="question-answer-body">\n'
-        ),
+        html(answer_opening(say(messages, "question.reference"))),
         solution,
         html("</div>\n</details>\n"),
     ]
     rows = min(30, starter.content.count("\n") + 2)
     box = escapeHtml(f"q-{qid}-code")
     tokens[tokens.index(starter)] = html(
-        f'<div class="exercise-starter" data-exercise-starter>\n<label class="exercise-label" for="{box}">Your code, '
-        f'starting from the starter</label>\n<textarea id="{box}" class="exercise-code" rows="{rows}" '
+        f'<div class="exercise-starter" data-exercise-starter>\n<label class="exercise-label" for="{box}">'
+        f"{escapeHtml(say(messages, 'question.your_code'))}</label>\n"
+        f'<textarea id="{box}" class="exercise-code" rows="{rows}" '
         'spellcheck="false" '
         f'autocapitalize="off" autocomplete="off">\n{escapeHtml(starter.content)}</textarea>\n</div>\n'
     )
@@ -195,18 +192,21 @@ def render_question(self, tokens, idx, options, env):
     attrs = "".join(f' {k}="{escapeHtml(v)}"' for k, v in data.items() if v)
     return (
         f'<section class="question question-{question.kind}" id="q-{qid}"{attrs} '
-        f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{_label(question)}</p>\n'
+        f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{_label(question, texts(env))}</p>\n'
         f'<div class="question-prompt" id="q-{qid}-prompt">\n'
     )
 
 
-def _label(question) -> str:
-    parts = [KIND_LABELS[question.kind]]
+def _label(question, messages: dict[str, str]) -> str:
+    """Return a question's label: "Free recall in about 60 s · lessons 1, 2 · Topic", in the course's language."""
+    parts = [escapeHtml(say(messages, KIND_LABELS[question.kind]))]
     if question.seconds:
-        parts[0] += f" in about {question.seconds} s"
+        parts[0] = escapeHtml(
+            say(messages, "question.timed", label=say(messages, KIND_LABELS[question.kind]), seconds=question.seconds)
+        )
     if question.lessons:
-        word = "lesson" if len(question.lessons) == 1 else "lessons"
-        parts.append(f"{word} {', '.join(map(str, question.lessons))}")
+        key = "question.lesson" if len(question.lessons) == 1 else "question.lessons"
+        parts.append(escapeHtml(say(messages, key, numbers=", ".join(map(str, question.lessons)))))
     if question.topic:
         parts.append(escapeHtml(question.topic))
     return " · ".join(parts)
@@ -215,9 +215,11 @@ def _label(question) -> str:
 def render_part(self, tokens, idx, options, env):
     """Render `::: answer` as a `<details>` and `::: explanation` as the general explanation."""
     token = tokens[idx]
+    messages = texts(env)
     if token.type.startswith("container_hint"):
         return (
-            '<details class="exercise-hint" data-hint>\n<summary>Hint</summary>\n<div class="exercise-hint-body">\n'
+            f'<details class="exercise-hint" data-hint>\n<summary>{escapeHtml(say(messages, "question.hint"))}'
+            '</summary>\n<div class="exercise-hint-body">\n'
             if token.nesting == 1
             else "</div>\n</details>\n"
         )
@@ -225,8 +227,13 @@ def render_part(self, tokens, idx, options, env):
         return '<div class="choice-explanation">\n' if token.nesting == 1 else "</div>\n"
     if token.nesting == -1:
         return "</div>\n</details>\n"
+    return answer_opening(say(messages, "question.model_answer"))
+
+
+def answer_opening(summary: str) -> str:
+    """Return the start of a question's answer: a `<details>` whose summary is `summary` (plain text)."""
     return (
-        '<details class="question-answer" data-answer>\n<summary>Model answer</summary>\n'
+        f'<details class="question-answer" data-answer>\n<summary>{escapeHtml(summary)}</summary>\n'
         '<div class="question-answer-body">\n'
     )
 

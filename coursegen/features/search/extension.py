@@ -23,6 +23,8 @@ from coursegen.features.search.index import ENTRY, FOLDER, search_files
 from coursegen.features.search.sections import page_text
 from coursegen.memo import memoized
 from coursegen.stages.parse import page_digest
+from coursegen.theme import messages
+from coursegen.theme.messages import unit_label
 
 __all__ = ["ENTRY", "FOLDER", "indexed_pages", "search_files"]
 
@@ -37,20 +39,21 @@ def text_of(page):
     return found if found is not None else page_text(page.html)
 
 
-def indexed_pages(course) -> list[tuple]:
-    """Return what the index is made of: (url, title, label, PageText) for each published unit."""
-    return [(unit.url, unit.title, unit.label, text_of(unit.page)) for unit in course.written]
+def indexed_pages(course, texts: dict[str, str]) -> list[tuple]:
+    """Return what the index is made of: (url, title, label, PageText) for each published unit, its
+    label in the course's language (`texts`: the message catalogue)."""
+    return [(unit.url, unit.title, unit_label(texts, unit), text_of(unit.page)) for unit in course.written]
 
 
-def index_key(course) -> str:
+def index_key(course, texts: dict[str, str]) -> str:
     """Return a digest of everything the index depends on: each unit's URL, title, label and body."""
-    parts = (f"{u.url}\0{u.title}\0{u.label}\0{page_digest(u.page)}" for u in course.written)
+    parts = (f"{u.url}\0{u.title}\0{unit_label(texts, u)}\0{page_digest(u.page)}" for u in course.written)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def index_files(course) -> dict[str, bytes]:
+def index_files(course, texts: dict[str, str]) -> dict[str, bytes]:
     """Return the index files for `course`, kept in the build's memo by index_key."""
-    return memoized("search index", index_key(course), lambda: search_files(indexed_pages(course)))
+    return memoized("search index", index_key(course, texts), lambda: search_files(indexed_pages(course, texts)))
 
 
 class IndexProcess:
@@ -169,17 +172,17 @@ class BackgroundIndex:
         self.process = IndexProcess()
         self.closed = False  # serve stopped: the thread ends at its next turn
 
-    def files(self, course) -> dict[str, bytes]:
-        key = index_key(course)
+    def files(self, course, texts: dict[str, str]) -> dict[str, bytes]:
+        key = index_key(course, texts)
         with self.lock:
             if self.made is not None:
                 if self.made[0] != key:
-                    self.wanted = (key, indexed_pages(course))
+                    self.wanted = (key, indexed_pages(course, texts))
                     if self.worker is None or not self.worker.is_alive():
                         self.worker = threading.Thread(target=self._work, daemon=True)
                         self.worker.start()
                 return self.made[1]
-        pages = indexed_pages(course)
+        pages = indexed_pages(course, texts)
         files = search_files(pages)
         with self.lock:
             self.made = (key, files)
@@ -246,7 +249,8 @@ def add_files(course, root, assets, problems) -> None:
     process renders pages (assets.meanwhile); serve's is made beside the rebuilds."""
     assets.urls[ENTRY] = ENTRY
     background = BACKGROUND.get(Path(root).resolve())
+    texts = messages.catalogue(root, course.config)  # the units' labels, in the course's language
     if background:
-        assets.files.update(background.files(course))
+        assets.files.update(background.files(course, texts))
     else:
-        assets.meanwhile(lambda: index_files(course))
+        assets.meanwhile(lambda: index_files(course, texts))

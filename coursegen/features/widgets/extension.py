@@ -29,6 +29,7 @@ from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.stages.parse import highlight_code, register_fence, split_info
 from coursegen.stages.render import template_problem
 from coursegen.theme import files as theme
+from coursegen.theme import messages
 
 FENCE = "widget"
 
@@ -86,6 +87,7 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
         loader=loader, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
     )
     templates.filters["num"] = fmt
+    templates.globals["t"] = messages.translate  # as in render's environment: the page's catalogue is "messages"
     code = CourseCode(root, config.limits if config is not None else Limits(), package or "kernels")
     broken = frozenset(folder.name for folder in widget_folders(root)) - set(widgets)
     return WidgetContext(
@@ -295,6 +297,7 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
         code=Markup(highlight_code(entry_source(widget), "python", None)),
         package=context.package,
         runtime_json=Markup(states_json(page_runtime(context, env["widgets"]))) if first_on_page else "",
+        messages=messages.texts(env),
     )
 
 

@@ -85,5 +85,6 @@ function markOption(item, button, verdict, chosen, correct) {
   item.classList.toggle("is-wrong", locked && n === chosen && n !== correct);
   button.disabled = locked;
   button.setAttribute("aria-pressed", String(locked && n === chosen));
-  verdict.textContent = !locked ? "" : n === correct ? " Correct answer" : n === chosen ? " Your choice, not right" : "";
+  const text = !locked ? "" : n === correct ? t("choice.right_option") : n === chosen ? t("choice.your_wrong_option") : "";
+  verdict.textContent = text && ` ${text}`;
 }

@@ -1,5 +1,5 @@
 // Exercises: the learner writes Python in a text box; Run executes it, Check runs the baked cases in
-// Pyodide (the widgets' worker, sent the page's check harness as a `run` entry). Check is the commit:
+// Pyodide (the widgets' worker through python-client.js, sent the page's check harness as a `run` entry). Check is the commit:
 // the reference solution unlocks, and the checks score it (all pass = yes, some = partly, none = no),
 // which the learner may change. A run that takes longer than RUN_LIMIT_MS ends its worker; the next
 // run starts a fresh one, which gets the runtime's files from the page instead of downloading them again.
@@ -8,85 +8,32 @@
 // runtime that fails to load) the learner can still unlock the reference, compare, and score themselves.
 import { SCORE_LABELS } from "coursegen/constants.js";
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
+import { PythonClient } from "coursegen/python-client.js";
 import { scoreGroup } from "coursegen/review/recall.js";
 import { dueText } from "coursegen/review/schedule.js";
 
 const RUN_LIMIT_MS = 5000;
-const CHECKED_LABEL = "Did you get it? The checks scored it; change the score if they were unfair.";
-const SELF_LABEL = "Did you get it? Compare your code with the reference solution and score yourself.";
-const BOOT_LIMIT_MS = 90000;
+const BOOT_LIMIT_MS = 90000;  // the whole boot, every stage together
+const CHECKED_LABEL = t("exercise.checked_label");
+const SELF_LABEL = t("exercise.self_label");
 const INDENT = "    ";
-
-/** One Pyodide worker shared by the page's exercises; replaced after a run out of time. */
-class ExercisePython {
-  constructor(runtime, packages) {
-    this.runtime = runtime;
-    this.packages = packages;
-    this.booted = null;
-    this.jobs = new Map();
-    this.nextId = 1;
-    this.files = new Map();  // URL → a runtime file the worker fetched, for the next worker (pyodide-worker.js)
-  }
-
-  boot() {
-    this.booted ??= new Promise((resolve, reject) => {
-      const url = (path) => new URL(path, document.baseURI).href;
-      const timer = setTimeout(() => reject(new Error("Python took too long to load")), BOOT_LIMIT_MS);
-      const worker = new Worker(url(this.runtime.worker), { type: "module" });
-      this.worker = worker;
-      worker.onerror = (event) => { event.preventDefault(); reject(new Error("the Python worker could not start")); };
-      worker.onmessage = ({ data }) => {
-        if (data.type === "ready") { clearTimeout(timer); resolve(); }
-        else if (data.type === "failed") {
-          clearTimeout(timer);
-          reject(new Error(`Python could not be loaded (${data.stage}: ${data.reason})`));
-        }
-        else if (data.type === "file") this.files.set(data.file.url, data.file);
-        else if (data.type === "result" || data.type === "error") this.jobs.get(data.id)?.(data);
-      };
-      if (this.files.size) worker.postMessage({ type: "files", files: [...this.files.values()] });
-      worker.postMessage({ type: "boot", indexURL: url(this.runtime.indexURL), integrity: this.runtime.integrity,
-        packages: [...this.packages].sort(), wheel: "", module: "" });
-    }).catch((error) => { this.stop(); throw error; });
-    return this.booted;
-  }
-
-  stop() {
-    this.worker?.terminate();
-    this.worker = null;
-    this.booted = null;
-    const waiting = [...this.jobs.values()];  // another exercise's run on the same worker ends with it
-    this.jobs.clear();
-    for (const settle of waiting) settle({ type: "error", message: "Python was restarted during this run; run it again" });
-  }
-
-  /** Return the harness's report for `params`, or throw (a timeout ends the worker). */
-  async run(harness, params) {
-    await this.boot();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.jobs.delete(id);  // this run ends with its own message; others on the worker are told it restarted
-        this.stop();
-        const message = `your code ran for more than ${RUN_LIMIT_MS / 1000} s and was stopped`;
-        reject(Object.assign(new Error(message), { timeout: true }));
-      }, RUN_LIMIT_MS);
-      this.jobs.set(id, (data) => {
-        clearTimeout(timer);
-        this.jobs.delete(id);
-        if (data.type === "result") resolve(JSON.parse(data.json));
-        else reject(new Error(data.message));
-      });
-      this.worker.postMessage({ type: "run", id, source: harness, params });
-    });
-  }
-}
 
 // The page's exercises share one worker, booted with the packages any of them needs (except those whose
 // packages this site lacks: they cannot run, and should not stop the others).
 const pagePackages = new Set();
 let shared = null;
-const pythonFor = (spec) => (shared ??= new ExercisePython(spec.runtime, pagePackages));
+const pythonFor = (spec) => (shared ??= new PythonClient(spec.runtime, () => [...pagePackages].sort(),
+  { boot: BOOT_LIMIT_MS, run: RUN_LIMIT_MS }));
+
+/** One sentence saying why Python could not run the learner's code (a run that took too long is said apart). */
+function unavailableText(error) {
+  if (error.stage === "run") return error.message;  // the worker's own report of a failed run
+  if (error.restarted) return t("exercise.restarted");
+  if (error.stage === "timeout") return t("exercise.too_long_to_load");
+  if (error.stage === "worker") return t("exercise.worker_failed");
+  return t("exercise.not_loaded", { reason: `${error.stage}: ${error.message}` });
+}
 
 /** Enhance one exercise; return { restore, reset } for the tally's buttons. */
 export function enhance(question, ctx) {
@@ -102,15 +49,15 @@ export function enhance(question, ctx) {
   const id = question.id;
   code.setAttribute("aria-describedby", `${id}-keys`);
   const keys = h("p", { class: "exercise-keys", id: `${id}-keys` },
-    "Tab indents and Shift+Tab dedents; press Esc, then Tab, to leave the code box.");
-  const run = h("button", { type: "button", class: "exercise-run" }, "Run");
-  const check = h("button", { type: "button", class: "exercise-check" }, "Check");
-  const restart = h("button", { type: "button", class: "exercise-restart" }, "Start again from the starter code");
+    t("exercise.keys"));
+  const run = h("button", { type: "button", class: "exercise-run" }, t("exercise.run"));
+  const check = h("button", { type: "button", class: "exercise-check" }, t("exercise.check"));
+  const restart = h("button", { type: "button", class: "exercise-restart" }, t("exercise.restart"));
   const status = h("p", { class: "exercise-status", role: "status", "aria-live": "polite" });
   const output = h("pre", { class: "exercise-output", hidden: true });
   const results = h("ul", { class: "exercise-results", hidden: true });
   const compare = h("button", { type: "button", class: "exercise-compare", hidden: true },
-    "Show the reference solution and score yourself");
+    t("exercise.compare"));
   starterBox.after(h("div", { class: "exercise-editor" },
     keys, h("div", { class: "exercise-buttons" }, run, check, restart), status, compare, output, results));
   const scores = scoreGroup(question, ctx, {
@@ -157,7 +104,7 @@ export function enhance(question, ctx) {
   };
   /** Python cannot check this code here: say why, and offer the reference and a self-score instead. */
   const offerSelfScore = (sentence) => {
-    status.textContent = `${sentence} Compare your code with the reference solution and score yourself.`;
+    status.textContent = t("exercise.self_score", { sentence });
     compare.dataset.offered = "true";
     sync();
   };
@@ -166,27 +113,28 @@ export function enhance(question, ctx) {
     sync();
     answer.open = true;
     answer.querySelector(".question-answer-body").focus();
-    ctx.announce("Reference solution shown. Score yourself: yes, partly or no.");
+    ctx.announce(t("exercise.reference_shown"));
   });
   if (lacking.length) {  // known at build time: no Run or Check that can only fail
     run.hidden = check.hidden = true;
-    offerSelfScore(`Live Python is not available on this site: its copy of Pyodide lacks ${lacking.join(", ")}, `
-      + "so this code cannot be run or checked here.");
+    const packages = new Intl.ListFormat(document.documentElement.lang || "en", { type: "conjunction" });
+    offerSelfScore(t("exercise.not_on_this_site", { packages: packages.format(lacking) }));
   }
   code.addEventListener("input", () => store.update(key, { code: code.value }));
   restart.addEventListener("click", () => { setCode(starter); store.update(key, { code: starter }); focusCode(); });
 
   const execute = async (mode) => {
     run.disabled = check.disabled = true;
-    status.textContent = mode === "check" ? "Checking your code…" : "Running your code…";
-    const loading = setTimeout(() => { status.textContent = "Loading Python (the first time takes a while)…"; }, 400);
+    status.textContent = mode === "check" ? t("exercise.checking") : t("exercise.running");
+    const loading = setTimeout(() => { status.textContent = t("exercise.loading"); }, 400);
     try {
       return await pythonFor(spec).run(spec.harness, { code: code.value, function: spec.function, cases: spec.cases,
         tolerance: spec.tolerance, mode });
     } catch (error) {
       output.hidden = results.hidden = true;
-      if (error.timeout) status.textContent = `Stopped: ${error.message}. Look for a loop that never ends.`;
-      else offerSelfScore(`Python is unavailable: ${error.message}.`);
+      if (error.stage === "timeout" && !error.during && !error.restarted) {
+        status.textContent = t("exercise.stopped", { seconds: RUN_LIMIT_MS / 1000 });
+      } else offerSelfScore(t("exercise.unavailable", { reason: unavailableText(error) }));
       return null;
     } finally {
       clearTimeout(loading);
@@ -202,7 +150,7 @@ export function enhance(question, ctx) {
     if (!report) return;
     showOutput(report);
     results.hidden = true;
-    status.textContent = report.error ? `Python error: ${report.error}` : "Your code ran without errors.";
+    status.textContent = report.error ? t("exercise.python_error", { error: report.error }) : t("exercise.ran");
   });
   check.addEventListener("click", async () => {
     const report = await execute("check");
@@ -210,7 +158,7 @@ export function enhance(question, ctx) {
     showOutput(report);
     if (report.error) {  // the checks could not even start: not a commit, fix and check again
       results.hidden = true;
-      status.textContent = `Python error: ${report.error}`;
+      status.textContent = t("exercise.python_error", { error: report.error });
       return;
     }
     const passed = report.results.filter((r) => r.passed).length;
@@ -219,11 +167,12 @@ export function enhance(question, ctx) {
     store.update(key, { code: code.value, revealed: true, self: undefined });
     const scheduled = ctx.score(question, score);
     sync();
-    const summary = `${passed} of ${report.results.length} checks passed; scored ${SCORE_LABELS[score].toLowerCase()}.`;
-    status.textContent = `${summary} The reference solution is unlocked.`;
+    const summary = t("exercise.summary", { passed, total: report.results.length,
+      score: SCORE_LABELS[score].toLocaleLowerCase(document.documentElement.lang || "en") });
+    status.textContent = t("exercise.unlocked", { summary });
     const card = await scheduled;
     sync();
-    ctx.announce(`${summary} Next review ${dueText(card.due, new Date())}.`);
+    ctx.announce(`${summary} ${t("schedule.next", { when: dueText(card.due, new Date()) })}`);
   });
   scores.onScore = sync;
   const restore = () => {
@@ -240,10 +189,11 @@ function showResults(list, results) {
   const firstFailure = results.findIndex((r) => !r.passed);
   list.replaceChildren(...results.map((r, i) => {
     const item = h("li", { class: r.passed ? "exercise-pass" : "exercise-fail" },
-      h("strong", {}, r.passed ? "Passed: " : "Failed: "), r.name);
+      h("strong", {}, r.passed ? t("exercise.passed") : t("exercise.failed")), " ", r.name);
     if (i === firstFailure) {
-      item.append(h("br"), `Input: ${text(r.args)}`, h("br"),
-        r.error ? `Error: ${r.error}` : `Expected ${text(r.expected)}, got ${text(r.actual)}`);
+      item.append(h("br"), t("exercise.input", { input: text(r.args) }), h("br"),
+        r.error ? t("exercise.error", { error: r.error })
+          : t("exercise.expected", { expected: text(r.expected), actual: text(r.actual) }));
     }
     return item;
   }));
@@ -254,7 +204,7 @@ function showResults(list, results) {
 function revealHintsInTurn(question) {
   const hints = [...question.querySelectorAll("[data-hint]")];
   hints.forEach((hint, i) => {
-    hint.querySelector("summary").textContent = `Hint ${i + 1} of ${hints.length}`;
+    hint.querySelector("summary").textContent = t("exercise.hint", { number: i + 1, total: hints.length });
     hint.hidden = i > 0;
     hint.addEventListener("toggle", () => { if (hint.open && hints[i + 1]) hints[i + 1].hidden = false; });
   });

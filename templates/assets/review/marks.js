@@ -13,7 +13,7 @@ export function markUnits(root, data) {
   for (const item of root.querySelectorAll(".course-map-unit[data-unit], [data-progress-map] [data-unit]")) {
     const slug = item.dataset.unit;
     const done = isDone(data, slug);
-    const label = done ? "done" : isVisited(data, slug) ? "visited" : "";
+    const label = done ? t("progress.done") : isVisited(data, slug) ? t("progress.visited") : "";
     item.querySelector(".progress-visited")?.remove();
     item.classList.toggle("is-visited", Boolean(label));
     item.classList.toggle("is-done", done);

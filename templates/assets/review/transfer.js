@@ -1,6 +1,7 @@
 // The tally's buttons: reset this page's answers, export all course progress to a JSON file, and
 // import such a file back. Imported files go through the same checks as stored progress.
 import { h } from "coursegen/dom.js";
+import { t } from "coursegen/messages.js";
 
 /** Wire the tally's action buttons and show them (they need JavaScript, so start hidden). */
 export function mount(section, ctx) {
@@ -10,19 +11,19 @@ export function mount(section, ctx) {
   actions.hidden = false;
   const reset = section.querySelector("[data-tally-reset]");
   // Clearing cannot be undone, so it asks first, in place: the question and two answers replace the button.
-  const confirm = h("button", { type: "button", "data-tally-reset-confirm": "" }, "Clear them");
-  const cancel = h("button", { type: "button", "data-tally-reset-cancel": "" }, "Keep them");
+  const confirm = h("button", { type: "button", "data-tally-reset-confirm": "" }, t("tally.clear"));
+  const cancel = h("button", { type: "button", "data-tally-reset-cancel": "" }, t("tally.keep"));
   const ask = h("p", { class: "tally-confirm", hidden: true },
-    "Clear every answer and score on this page? This cannot be undone. ", confirm, " ", cancel);
+    `${t("tally.clear_question")} `, confirm, " ", cancel);
   reset.after(ask);
   const asking = (on) => { ask.hidden = !on; reset.hidden = on; (on ? cancel : reset).focus(); };
   reset.addEventListener("click", () => asking(true));
-  cancel.addEventListener("click", () => { asking(false); say("Nothing was cleared."); });
+  cancel.addEventListener("click", () => { asking(false); say(t("tally.nothing_cleared")); });
   confirm.addEventListener("click", () => {
     ctx.reset();
     ctx.changed();
     asking(false);
-    say("This page's answers and scores are cleared.");
+    say(t("tally.cleared"));
   });
   section.querySelector("[data-tally-export]").addEventListener("click", () => {
     const blob = new Blob([ctx.store.exportText()], { type: "application/json" });
@@ -31,7 +32,7 @@ export function mount(section, ctx) {
     link.click();
     link.remove();
     setTimeout(() => URL.revokeObjectURL(link.href), 0);
-    say("Progress exported as a JSON file.");
+    say(t("tally.exported"));
   });
   const input = section.querySelector("[data-tally-import]");
   input.addEventListener("change", async () => {
@@ -41,7 +42,7 @@ export function mount(section, ctx) {
     input.value = "";
     if (ok) ctx.reload();
     ctx.changed();
-    say(ok ? "Progress imported." : "That file is not a progress export from this course; nothing changed.");
+    say(ok ? t("tally.imported") : t("tally.not_an_export"));
   });
 }
 
