@@ -131,18 +131,22 @@ class Extensions:
     def __init__(self, extensions: Iterable[Extension]):
         self.all = tuple(extensions)
 
-    def _answers(self, event: str, *args) -> list:
+    def _joining(self, event: str, args: tuple) -> list[Extension]:
+        """Return the extensions that join `event`, in order, once its arguments match the declaration."""
         if len(args) != len(BY_NAME[event].arguments):  # a dispatcher out of step with EVENTS is a bug
             raise TypeError(f"{event} takes {BY_NAME[event].arguments}, given {len(args)} argument(s)")
-        return [getattr(ext, event)(*args) for ext in self.all if joins(ext, event)]
+        return [ext for ext in self.all if joins(ext, event)]
+
+    def _answers(self, event: str, *args) -> list:
+        return [getattr(ext, event)(*args) for ext in self._joining(event, args)]
 
     def install(self, md) -> None:
         self._answers("install", md)
 
     def configure(self, config, options):
         """Return the configuration after every extension's `configure`, each given the one before's."""
-        for ext in self.all:
-            if config is not None and joins(ext, "configure"):
+        for ext in self._joining("configure", (config, options)):
+            if config is not None:
                 config = ext.configure(config, options) or config
         return config
 
@@ -151,11 +155,12 @@ class Extensions:
 
     def prepare(self, root: Path, config, problems: Problems) -> dict:
         """Return each extension's per-build data, keyed by its name."""
-        return {ext.name: ext.prepare(root, config, problems) for ext in self.all}
+        self._joining("prepare", (root, config, problems))
+        return {ext.name: ext.prepare(root, config, problems) for ext in self.all}  # None from those that do not
 
     def analysers(self) -> dict[str, Callable]:
         """Return name → analyse(html, source) of each extension that joins `analyse`."""
-        return {ext.name: ext.analyse for ext in self.all if joins(ext, "analyse")}
+        return {ext.name: ext.analyse for ext in self.all if joins(ext, "analyse")}  # the parser calls them
 
     def check(self, course, root: Path, problems: Problems) -> None:
         self._answers("check", course, root, problems)
