@@ -141,6 +141,7 @@ class Extensions:
         return [getattr(ext, event)(*args) for ext in self._joining(event, args)]
 
     def install(self, md) -> None:
+        """Let every extension add its syntax to the parser `md`."""
         self._answers("install", md)
 
     def configure(self, config, options):
@@ -151,6 +152,7 @@ class Extensions:
         return config
 
     def start(self, root: Path, config, python) -> None:
+        """Let every extension start its slow set-up before parsing."""
         self._answers("start", root, config, python)
 
     def prepare(self, root: Path, config, problems: Problems) -> dict:
@@ -163,6 +165,7 @@ class Extensions:
         return {ext.name: ext.analyse for ext in self.all if joins(ext, "analyse")}  # the parser calls them
 
     def check(self, course, root: Path, problems: Problems) -> None:
+        """Let every extension report problems in the linked course."""
         self._answers("check", course, root, problems)
 
     def csp(self, config) -> dict[str, list[str]]:
@@ -174,6 +177,7 @@ class Extensions:
         return found
 
     def add_files(self, course, root: Path, assets, problems: Problems) -> None:
+        """Let every extension add its files to the site, in order (offline last sees the others')."""
         self._answers("add_files", course, root, assets, problems)
 
     def page_context(self, config) -> dict:
