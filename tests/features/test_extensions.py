@@ -125,6 +125,19 @@ def test_a_configure_event_that_raises_is_a_problem_at_its_line(course, capsys):
     assert "Traceback" not in err
 
 
+def test_start_is_given_the_build_s_one_course_code_and_only_when_a_page_runs_the_course_s_python(course):
+    (course / "starting.py").write_text(
+        "from pathlib import Path\n\n\ndef start(root, config, python):\n"
+        "    Path(root, 'started.txt').write_text(f'{type(python).__name__} {python.package}')\n"
+    )
+    configure(course, "extensions: [starting.py]\n")
+    build_site(course)
+    assert not (course / "started.txt").exists()  # no page has {calc}, a widget or an exercise
+    put(course, "Two is {calc}`1 + 1`.")
+    assert "<span" in build_site(course).outputs["second.html"].decode()
+    assert (course / "started.txt").read_text() == "CourseCode kernels"
+
+
 def test_the_dispatcher_merges_answers_in_order_and_refuses_arguments_out_of_step_with_the_declaration():
     from coursegen.extensions import Extension, Extensions
 
