@@ -6,11 +6,10 @@ calls each event on every extension; no stage imports a feature.
 
 from __future__ import annotations
 
-import functools
 
-
-@functools.cache
 def _listed() -> tuple:
+    """Return every built-in extension, in order (made afresh each time: the same modules give equal
+    extensions, so the parser kept for them is still theirs)."""
     # Imported here, not at the top: the author-code worker imports single feature modules (calc's
     # functions) and must not import every feature, and the features import the stages.
     from coursegen.extensions import ModuleExtension

@@ -47,7 +47,7 @@ class WidgetContext:
 
 
 def install(md) -> None:
-    """Register the widget fence's checking core rule and its renderer, and measure each page's baked states."""
+    """Register the widget fence's checking core rule and its renderer."""
     md.core.ruler.push("widgets", check_widget_fences)
     register_fence(md, FENCE, render_widget)
 
