@@ -1,22 +1,18 @@
-"""The one extension protocol, and the course's own extensions listed in course.yaml.
+"""The one extension protocol: every event a feature can join, declared once, and its dispatcher.
 
-Every feature beyond plain Markdown is an `Extension`: the built-in ones (coursegen/features/) and
-a course's own alike. Each hook does nothing unless the extension overrides it, so the pipeline
-calls every hook of every extension:
+Every feature beyond plain Markdown is an `Extension`: the built-in ones (coursegen/features/,
+listed in `coursegen.features.built_in`) and a course's own alike. `EVENTS` declares each event,
+in the order a build meets them, with its arguments and what the build does with the answers;
+`Extensions` is the one dispatcher the pipeline, the parser, the renderer and `serve` call, so no
+stage imports a feature. An extension joins an event by defining a method (or, for a module, a
+function) of the event's name; each one it leaves out does nothing.
 
-- `install(md)`: add Markdown syntax (parse.register_block, register_fence, roles.register_role, …);
-- `prepare(root, config, problems) -> data`: once per build; parse rules read it as
-  `env["ctx"].extra[<extension's name>]`;
-- `check(course, root, problems)`: validate the linked course (report with problems.error/warning);
-- `add_files(course, root, assets, problems)`: add site files (`assets.add(name, bytes)` for hashed assets);
-- `csp(config) -> {directive: [sources]}`: sources the pages' Content-Security-Policy must allow.
-
-Most extensions are modules of plain functions named after the hooks (`ModuleExtension` wraps
+Most extensions are modules of plain functions named after the events (`ModuleExtension` wraps
 one: the functions it defines, no-ops for the rest). A course's `extensions:` lists importable
 module names (looked for in the course folder first) or `.py` files in the course. A course
-extension that fails to load, or raises in a hook, is a problem at its line (in course.yaml, or
+extension that fails to load, or raises in an event, is a problem at its line (in course.yaml, or
 in the extension's own file), not a traceback; so is one that calls `sys.exit()` or raises
-KeyboardInterrupt. Its import and each hook run under the course's `limits: {seconds: …}` (watchdog.py),
+KeyboardInterrupt. Its import and each call run under the course's `limits: {seconds: …}` (watchdog.py),
 stopped past it and reported at the line they were at.
 """
 
@@ -30,6 +26,8 @@ import importlib.util
 import os
 import sys
 import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.author_code import DEFAULT_SECONDS, shown_limit
@@ -38,33 +36,174 @@ from coursegen.memo import memoized
 from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.watchdog import OutOfTime, in_folder, time_limit
 
-HOOKS = ("install", "prepare", "check", "add_files", "csp")
+
+@dataclass(frozen=True)
+class Event:
+    """One event of the protocol: its name (the method an extension defines), the arguments it is
+    given, when the build calls it, and what the build does with the answers."""
+
+    name: str
+    arguments: tuple[str, ...]
+    when: str
+    answer: str  # what becomes of what each extension returns ("" when nothing is expected)
+
+
+EVENTS = (  # in the order a build meets them; docs/extensions.md lists them the same way (a test checks)
+    Event("install", ("md",), "once per parser (kept while the extensions stay the same)", ""),
+    Event(
+        "configure", ("config", "options"), "once per build, when course.yaml is read", "the configuration, rewritten"
+    ),
+    Event(
+        "start",
+        ("root", "config", "python"),
+        "once per build, before parsing, when a page runs the course's Python",
+        "",
+    ),
+    Event("prepare", ("root", "config", "problems"), "once per build, before any page is parsed", "data by name"),
+    Event("analyse", ("html", "source"), "once per page parsed, on its body HTML", "page.derived by name"),
+    Event("check", ("course", "root", "problems"), "once per build, after linking, before rendering", ""),
+    Event("csp", ("config",), "once per build, before rendering", "sources merged by directive"),
+    Event("add_files", ("course", "root", "assets", "problems"), "once per build, before rendering", ""),
+    Event("page_context", ("config",), "once per build, before rendering", "template values merged"),
+    Event("serve", ("root", "ready", "building"), "once, when `serve` starts", "what to call when it stops"),
+)
+HOOKS = tuple(event.name for event in EVENTS)
+BY_NAME = {event.name: event for event in EVENTS}
+REPORTS_ITSELF = ("analyse",)  # runs inside the parser, once per page: a failure is reported at the page
 AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
 EXITS = (SystemExit, KeyboardInterrupt)  # what course code may raise that is no Exception: a failure all the same
 LIMIT_HINT = "make it faster, or raise `limits: {seconds: …}` in course.yaml (default 10)"
 
 
 class Extension:
-    """A feature of the build; override the hooks it needs. `name` keys its `prepare` data."""
+    """A feature of the build; define the events it joins (see EVENTS). `name` keys its `prepare`
+    data and its `analyse` results."""
 
     name = ""
 
     def install(self, md) -> None:
         """Add Markdown syntax to the parser `md`."""
 
+    def configure(self, config, options):
+        """Return the configuration the build uses (`options`: the command line's BuildOptions)."""
+        return config
+
+    def start(self, root: Path, config, python) -> None:
+        """Start slow work that parsing will wait for (`python`: the build's CourseCode)."""
+
     def prepare(self, root: Path, config, problems: Problems):
         """Return what this extension's parse rules need, once per build."""
+        return None
+
+    def analyse(self, html: str, source):
+        """Return what later stages need to know about one parsed page (kept as `page.derived[name]`)."""
         return None
 
     def check(self, course, root: Path, problems: Problems) -> None:
         """Report problems in the linked course."""
 
-    def add_files(self, course, root: Path, assets, problems: Problems) -> None:
-        """Add files to the site."""
-
     def csp(self, config) -> dict[str, list[str]]:
         """Return the sources, per directive, that the pages' Content-Security-Policy must allow."""
         return {}
+
+    def add_files(self, course, root: Path, assets, problems: Problems) -> None:
+        """Add files to the site."""
+
+    def page_context(self, config) -> dict:
+        """Return values every page's template receives."""
+        return {}
+
+    def serve(self, root: Path, ready: Callable[[], None], building):
+        """Start what `serve` keeps beside its rebuilds; return what stops it, or None."""
+        return None
+
+
+def joins(extension: Extension, event: str) -> bool:
+    """Return whether `extension` defines `event` (the protocol's default does nothing)."""
+    own = getattr(extension, event, None)  # None: a bare module of hook functions that leaves it out
+    return own is not None and getattr(own, "__func__", own) is not getattr(Extension, event)
+
+
+class Extensions:
+    """The dispatcher: each event called on every extension that joins it, in order, with the event's
+    declared arguments, and the answers combined as EVENTS says."""
+
+    def __init__(self, extensions: Iterable[Extension]):
+        self.all = tuple(extensions)
+
+    def _joining(self, event: str, args: tuple) -> list[Extension]:
+        """Return the extensions that join `event`, in order, once its arguments match the declaration."""
+        if len(args) != len(BY_NAME[event].arguments):  # a dispatcher out of step with EVENTS is a bug
+            raise TypeError(f"{event} takes {BY_NAME[event].arguments}, given {len(args)} argument(s)")
+        return [ext for ext in self.all if joins(ext, event)]
+
+    def _answers(self, event: str, *args) -> list:
+        return [getattr(ext, event)(*args) for ext in self._joining(event, args)]
+
+    def install(self, md) -> None:
+        """Let every extension add its syntax to the parser `md`."""
+        self._answers("install", md)
+
+    def configure(self, config, options):
+        """Return the configuration after every extension's `configure`, each given the one before's."""
+        for ext in self._joining("configure", (config, options)):
+            if config is not None:
+                config = ext.configure(config, options) or config
+        return config
+
+    def start(self, root: Path, config, python) -> None:
+        """Let every extension start its slow set-up before parsing."""
+        self._answers("start", root, config, python)
+
+    def prepare(self, root: Path, config, problems: Problems) -> dict:
+        """Return each extension's per-build data, keyed by its name."""
+        self._joining("prepare", (root, config, problems))
+        return {ext.name: ext.prepare(root, config, problems) for ext in self.all}  # None from those that do not
+
+    def analysers(self) -> dict[str, Callable]:
+        """Return name → analyse(html, source) of each extension that joins `analyse`."""
+        return {ext.name: ext.analyse for ext in self.all if joins(ext, "analyse")}  # the parser calls them
+
+    def check(self, course, root: Path, problems: Problems) -> None:
+        """Let every extension report problems in the linked course."""
+        self._answers("check", course, root, problems)
+
+    def csp(self, config) -> dict[str, list[str]]:
+        """Return the extra sources per CSP directive: each extension's, then course.yaml's `csp:`."""
+        found: dict[str, list[str]] = {}
+        for contribution in [*self._answers("csp", config), dict(config.csp)]:
+            for directive, sources in (contribution or {}).items():
+                found.setdefault(directive, []).extend(s for s in sources if s not in found.get(directive, []))
+        return found
+
+    def add_files(self, course, root: Path, assets, problems: Problems) -> None:
+        """Let every extension add its files to the site, in order (offline last sees the others')."""
+        self._answers("add_files", course, root, assets, problems)
+
+    def page_context(self, config) -> dict:
+        """Return the values every page's template receives from the extensions, later ones winning."""
+        return {key: value for values in self._answers("page_context", config) for key, value in (values or {}).items()}
+
+    def serve(self, root: Path, ready: Callable[[], None], building) -> list[Callable[[], None]]:
+        """Return what stops each thing the extensions started for `serve`."""
+        return [stop for stop in self._answers("serve", root, ready, building) if stop is not None]
+
+
+def extensions_for(root: Path, config, problems: Problems) -> Extensions:
+    """Return a build's extensions in the order their events run: the built-in ones, the course's
+    extra callouts and its own extensions, then the built-in ones that must see every other's files."""
+    from coursegen import features  # here: the features import the stages, which import this module
+
+    early, late = features.built_in(config)
+    return Extensions((*early, *course_extensions(root, config, problems), *late))
+
+
+def built_in_extensions() -> Extensions:
+    """Return the built-in extensions alone (what `serve` starts with, before any course.yaml is read)."""
+    from coursegen import features  # here: see extensions_for
+
+    early, late = features.built_in(None)
+    return Extensions((*early, *late))
 
 
 class ModuleExtension(Extension):
@@ -93,7 +232,7 @@ class CourseExtension(ModuleExtension):
         super().__init__(module, name)
         self.root, self.seconds = root, seconds
         for hook in HOOKS:
-            if callable(getattr(module, hook, None)):
+            if callable(getattr(module, hook, None)) and hook not in REPORTS_ITSELF:
                 setattr(self, hook, functools.partial(self._call, hook))
 
     def _call(self, hook: str, *args):
@@ -106,7 +245,7 @@ class CourseExtension(ModuleExtension):
             problem = out_of_time(self.root, watch.where, late)
         except (Exception, *EXITS) as err:  # noqa: BLE001 - author code: report it where it failed
             problem = self.failure(hook, err)
-        if problems is None:  # install(md) and csp(config) have nowhere else to report
+        if problems is None:  # the events without `problems` (csp, configure, …) have nowhere else to report
             raise ContentError([problem]) from None
         problems.items.append(problem)
         return None

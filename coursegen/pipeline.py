@@ -1,7 +1,8 @@
 """The whole build as one function: load → parse → link → render. Writing is the caller's.
 
-Features beyond plain Markdown are extensions of the one protocol (coursegen.extensions): the
-built-in ones in EXTENSIONS, then the course's callouts and its own extensions from course.yaml.
+Features beyond plain Markdown are extensions of the one protocol (coursegen.extensions), and the
+build meets them only through its dispatcher: the built-in ones (coursegen.features.built_in),
+the course's callouts and its own extensions from course.yaml. No feature is imported here.
 """
 
 from __future__ import annotations
@@ -13,17 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.cache import BuildCache
+from coursegen.course_code import CourseCode
 from coursegen.errors import ContentError, Problem, Problems
-from coursegen.extensions import ModuleExtension, course_extensions
-from coursegen.features import anchors, callouts, csp
-from coursegen.features.calc import extension as calc
-from coursegen.features.hosting import offline, robots
-from coursegen.features.questions import extension as questions
-from coursegen.features.search import extension as search
-from coursegen.features.widgets import extension as widgets
+from coursegen.extensions import extensions_for
 from coursegen.memo import building
 from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
+from coursegen.stages import csp
 from coursegen.stages.assets import Assets
 from coursegen.stages.link import link_pages
 from coursegen.stages.load import (
@@ -35,25 +32,15 @@ from coursegen.stages.load import (
     uses_author_code,
 )
 from coursegen.stages.parse import ParseContext, parse_pages, parser
-from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem, warm_up_rendering
-from coursegen.theme import appearance, messages
-
-# In this order; offline last: it precaches the others' files.
-EXTENSIONS = tuple(
-    ModuleExtension(module, name)
-    for module, name in (
-        (messages, "messages"),  # the catalogue, for what parse rules write (theme/messages.py)
-        (callouts, "callouts"),
-        (calc, "calc"),
-        (anchors, "anchors"),
-        (questions, "questions"),
-        (search, "search"),
-        (robots, "robots"),
-        (appearance, "appearance"),
-        (widgets, "widgets"),
-        (offline, "offline"),
-    )
+from coursegen.stages.render import (
+    RenderOptions,
+    environment,
+    missing_templates,
+    render_site,
+    template_problem,
+    warm_up_rendering,
 )
+from coursegen.theme import messages
 
 
 @dataclass(frozen=True)
@@ -101,15 +88,19 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         check_files(root, problems, changes, names=(config.python.package,))
     if config is None or not config.units:  # every page would report follow-on problems: show the cause alone
         problems.raise_if_errors()
-    if config and options.offline:
-        config = offline.self_hosted(config)
+    extensions = extensions_for(root, config, problems)
+    config = extensions.configure(config, options)
     sources = load_course_sources(root, problems, read, memo, changes)
+    python = CourseCode.for_course(root, config)  # the one for this build: every feature that runs the course's code
     if config and uses_author_code(memo):  # its worker starts meanwhile
-        calc.warm_up(root, config)
-    extensions = all_extensions(root, config, problems)
+        extensions.start(root, config, python)
     md = parser(extensions, memo)
     ctx = ParseContext(
-        root=root, slug_by_path=slug_by_path(memo), extra=prepare_extensions(root, config, problems, extensions)
+        root=root,
+        slug_by_path=slug_by_path(memo),
+        extra=extensions.prepare(root, config, problems),
+        python=python,
+        templates=environment(root, memo, cache.compiled_templates),
     )
     pages = parse_pages(
         md,
@@ -122,17 +113,15 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         meanwhile=lambda: warm_up_rendering(root, memo, cache.compiled_templates),
     )
     course = link_pages(config, pages, problems, memo, changes, options.drafts) if config else None
-    allowed = csp_sources(config, extensions) if config else {}
+    allowed = extensions.csp(config) if config else {}
     if course:
         missing_templates(course, root, problems)
         csp.check_pages(course, root, allowed, problems)
-        for extension in extensions:
-            extension.check(course, root, problems)
+        extensions.check(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()
     try:
-        for extension in extensions:
-            extension.add_files(course, root, assets, problems)
+        extensions.add_files(course, root, assets, problems)
         problems.raise_if_errors(options.strict)
         assert course is not None  # a course without its config stopped at its problem above
         try:
@@ -145,6 +134,7 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
                 memo=memo,
                 changes=changes,
                 compiled=cache.compiled_templates,
+                page_context=extensions.page_context(course.config),
             )
         except Exception as err:
             problem = template_problem(err, root)
@@ -188,24 +178,3 @@ def check_environment(problems: Problems) -> None:
             f"must be a whole number of seconds since 1970-01-01, found {stamp!r}",
             "set it to e.g. $(git log -1 --format=%ct), or unset it",
         )
-
-
-def all_extensions(root: Path, config, problems: Problems) -> tuple:
-    """Return the built-in extensions, the course's callouts and its own extensions; offline stays last."""
-    extra = [callouts.ExtraCallouts(config.callouts)] if config and config.callouts else []
-    return (*EXTENSIONS[:-1], *extra, *course_extensions(root, config, problems), EXTENSIONS[-1])
-
-
-def prepare_extensions(root: Path, config, problems: Problems, extensions=EXTENSIONS) -> dict:
-    """Return each extension's per-build data, keyed by its name."""
-    return {ext.name: ext.prepare(root, config, problems) for ext in extensions}
-
-
-def csp_sources(config, extensions) -> dict[str, list[str]]:
-    """Return the extra sources per CSP directive: each extension's `csp(config)`, then course.yaml's `csp:`."""
-    found: dict[str, list[str]] = {}
-    contributions = [ext.csp(config) or {} for ext in extensions] + [dict(config.csp)]
-    for contribution in contributions:
-        for directive, sources in contribution.items():
-            found.setdefault(directive, []).extend(s for s in sources if s not in found.get(directive, []))
-    return found

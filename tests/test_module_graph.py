@@ -120,3 +120,34 @@ def test_the_worker_explains_a_failed_runtime_by_the_files_the_build_copies():
     worker = (ASSETS / "pyodide-worker.js").read_text(encoding="utf-8")
     listed = re.search(r"const files = \[([^\]]*)\];", worker).group(1)
     assert sorted(re.findall(r'"([^"]+)"', listed)) == sorted(set(RUNTIME_FILES) - {"pyodide.mjs"})
+
+
+# ---- the engine's Python: stages meet features only through the extension protocol -------------
+
+ENGINE = ("pipeline.py", "stages/parse.py", "stages/render.py", "serve")
+
+
+def imported_modules(file) -> set[str]:
+    """Return every module a Python file imports, at its top or inside a function."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def test_the_pipeline_the_parser_the_renderer_and_serve_import_no_feature():
+    from helpers import REPO
+
+    package = REPO / "coursegen"
+    files = [
+        f for name in ENGINE for f in ([package / name] if name.endswith(".py") else (package / name).rglob("*.py"))
+    ]
+    assert len(files) > 3
+    for file in files:
+        features = sorted(m for m in imported_modules(file) if m.startswith("coursegen.features"))
+        assert not features, f"{file.relative_to(REPO)} imports {features}: join through coursegen.extensions"

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from coursegen.cache import command_cache
 from coursegen.errors import ContentError
-from coursegen.features.search import extension as search
+from coursegen.extensions import built_in_extensions
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve import livereload, reload
 from coursegen.serve.watch import watch_changes
@@ -209,10 +209,10 @@ class LiveServer:
             self._remove_own_site()
             raise
         self.threads: list[threading.Thread] = []
-        self.building = threading.Lock()  # rebuilds come from the watcher and from the search index
-        search.index_beside_rebuilds(
-            root, self._index_ready, self.building
-        )  # an edited page shows before its index is made
+        self.building = threading.Lock()  # rebuilds come from the watcher and from what extensions start
+        # The extensions' `serve` event: search makes its index beside the rebuilds from now on, so an
+        # edited page shows before its index is made, and asks for a rebuild when the index is ready.
+        self.stop_extensions = built_in_extensions().serve(root, self._index_ready, self.building)
 
     @property
     def url(self) -> str:
@@ -273,7 +273,7 @@ class LiveServer:
         return [self.root / config.pyodide.path] if config is not None else []
 
     def _index_ready(self) -> None:
-        """Write the search index made after the last rebuild (called from the indexing thread)."""
+        """Write what an extension made beside the last rebuild, such as the search index (called from its thread)."""
         if not self.stopping.is_set():
             self.rebuild()
 
@@ -317,7 +317,8 @@ class LiveServer:
     def stop(self) -> None:
         """Stop watching and serving; end the event streams."""
         self.stopping.set()
-        search.index_within_builds(self.root)
+        for stop_extension in self.stop_extensions:
+            stop_extension()
         self.channel.close()
         self.server.shutdown()
         self.server.server_close()

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -31,17 +31,22 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from coursegen.author_code import Limits
+from coursegen.course_code import CourseCode
 from coursegen.errors import Problems, did_you_mean
-from coursegen.extensions import parse_failure
-from coursegen.features.csp import page_resources
+from coursegen.extensions import Extensions, parse_failure
 from coursegen.memo import Changes, Memo, digest, memoized, tree_signature, under
 from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
 from coursegen.schema import Schema, check
+from coursegen.stages.csp import page_resources
 from coursegen.stages.load import SOURCE_DIRS, author_code_uses
 from coursegen.theme import files as theme
 from coursegen.yamlio import YamlError, load_yaml
+
+if TYPE_CHECKING:  # for the annotation alone: parsing a page without widgets needs no Jinja
+    import jinja2
 
 FRONT_MATTER = Schema(
     "front matter",
@@ -67,7 +72,18 @@ class ParseContext:
 
     root: Path
     slug_by_path: dict[str, str]  # "lessons/02-kda.md" → "kda"
-    extra: dict = field(default_factory=dict)  # per-extension data (widget registry, …)
+    extra: dict = field(default_factory=dict)  # each extension's own `prepare` data, by its name
+    python: CourseCode | None = None  # the build's one way to the course's Python ({calc}, widgets, exercises)
+    templates: jinja2.Environment | None = None  # render's Jinja environment, for widgets' figures
+
+    def __post_init__(self):  # a page parsed outside a build (tests): default limits, a fresh environment
+        if self.python is None:
+            self.python = CourseCode(self.root, Limits())
+        if self.templates is None:
+            # Here: the author-code worker imports this module (for exercises) and needs no Jinja.
+            from coursegen.stages.render import make_environment, template_folders
+
+            self.templates = make_environment(template_folders(self.root))
 
 
 class CourseRenderer(RendererHTML):
@@ -102,8 +118,9 @@ def make_markdown(extensions=()) -> CourseParser:
     # worker's version and serve's search index tell changed pages from kept ones by "sha256".
     md.page_analysers = {"ids": element_ids, "resources": page_resources, "sha256": html_sha256}
     md.add_render_rule("fence", _render_fence)
-    for extension in extensions:
-        extension.install(md)
+    dispatch = extensions if isinstance(extensions, Extensions) else Extensions(extensions)
+    dispatch.install(md)
+    md.page_analysers.update(dispatch.analysers())  # each extension's `analyse`, kept as page.derived[name]
     md.core.ruler.before("text_join", "footnote_refs", _check_footnote_refs)  # escapes are still apart then
     md.core.ruler.push("course_links", _resolve_links)
     md.core.ruler.push("course_checks", _check_blocks_and_math)
@@ -113,7 +130,7 @@ def make_markdown(extensions=()) -> CourseParser:
 def parser(extensions, memo: Memo) -> CourseParser:
     """Return the parser with these extensions installed, made again only when they change (and with
     it every page is parsed again: see parse_pages)."""
-    extensions = tuple(extensions)
+    extensions = tuple(extensions.all if isinstance(extensions, Extensions) else extensions)
     return memo.get("parser", extensions, lambda: make_markdown(extensions))
 
 
@@ -173,8 +190,7 @@ def shared_parse_inputs(ctx: ParseContext, memo: Memo, changes: Changes) -> dict
     """Return what parsing may consult beside a page's own text, as hashes: "all" for every page,
     "calc" for pages with {calc}, "widgets" for pages with widgets."""
     root, records = ctx.root, memo.records
-    code = ctx.extra.get("calc")  # calc.CourseCode: the way to the course's Python package
-    name = code.package if code is not None else "kernels"
+    name = ctx.python.package if ctx.python is not None else "kernels"  # the course's Python package
     config_text = records.get("config text", "")  # as the load stage read it
     if records.get("all parse inputs", (None, None))[:2] != (ctx.slug_by_path, config_text):
         records["all parse inputs"] = (

@@ -23,14 +23,14 @@ import jinja2
 from markupsafe import Markup
 
 from coursegen.errors import Problem
-from coursegen.features import csp
 from coursegen.memo import Changes, Memo, digest, tree_signature, under
 from coursegen.model import Course, Unit
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
+from coursegen.stages import csp
 from coursegen.stages.assets import Assets, course_theme_assets, import_map, load_theme_assets
-from coursegen.theme import appearance, messages
 from coursegen.theme import files as theme
+from coursegen.theme import messages
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in author text (see split_marked)
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
@@ -55,13 +55,25 @@ ENVIRONMENT: dict[str, Any] = {
 
 def make_environment(folders: tuple[Path, ...], compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
     """Return a strict, autoescaping Jinja environment over the template folders, first match wins
-    (`theme.folders`: the course's templates/, then the packaged theme)."""
+    (`template_folders`: the course's templates/, the packaged theme, then the course's widgets/)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(f) for f in folders]), bytecode_cache=compiled, **ENVIRONMENT
     )
     env.globals["t"] = messages.translate  # the UI text in the course's language (theme/messages.py)
     env.globals["unit_label"], env.globals["run_text"] = messages.unit_label_in_page, messages.run_text_in_page
+    env.filters["num"] = plain_number
     return env
+
+
+def template_folders(root: Path) -> tuple[Path, ...]:
+    """Return the folders templates are looked for in: the theme's (the course's templates/ first), then
+    widgets/, whose `<name>/result.html` the widget partial includes (fragments made while parsing)."""
+    return (*theme.folders(root), root / "widgets")
+
+
+def plain_number(value) -> str:
+    """Return a number as an author would write it, with no trailing .0 (the templates' `num` filter)."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 class CompiledTemplates(jinja2.FileSystemBytecodeCache):
@@ -110,12 +122,15 @@ def render_site(
     memo: Memo | None = None,
     changes: Changes | None = None,
     compiled: jinja2.BytecodeCache | None = None,
+    page_context: dict | None = None,
 ) -> dict[str, bytes]:
     """Return every output file of the site, keyed by its path inside site/, rendering again only what
-    the memo's records say may have changed (a fresh memo, the default, renders everything)."""
+    the memo's records say may have changed (a fresh memo, the default, renders everything).
+    `csp_sources` and `page_context` are the extensions' (coursegen.extensions: their `csp` and
+    `page_context` events)."""
     memo = memo if memo is not None else Memo()
     changes = changes if changes is not None else Changes(memo)
-    env = environment(theme.folders(root), memo, compiled)
+    env = environment(root, memo, compiled)
     assets = course_theme_assets(root, course.config)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
@@ -131,7 +146,7 @@ def render_site(
         "messages": messages.catalogue(root, course.config),
         "import_map": Markup(modules),
         "csp": csp.policy(course.config, root, csp_sources, (modules,)),
-        **appearance.page_values(course.config),
+        **(page_context or {}),
     }
     out: dict[str, bytes] = dict(assets.files)
     plan = plan_render(course, root, common, memo, changes)
@@ -149,9 +164,11 @@ def render_site(
     return dict(sorted(out.items()))
 
 
-def environment(folders: tuple[Path, ...], memo: Memo, compiled: jinja2.BytecodeCache | None = None):
-    """Return the Jinja environment, kept in the memo across builds (it reloads templates that changed)
-    while the template folders stay the same (a course may add its own templates/ during `serve`)."""
+def environment(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
+    """Return the build's one Jinja environment (pages, and widgets' figures while parsing), kept in the
+    memo across builds (it reloads templates that changed) while the template folders stay the same (a
+    course may add its own templates/ during `serve`)."""
+    folders = template_folders(root)
     return memo.get("jinja", (folders, compiled), lambda: make_environment(folders, compiled))
 
 
@@ -162,7 +179,7 @@ def warm_up_rendering(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | N
     for parsing to end and then run on one core. A template that does not compile is left
     for the render stage, which reports it with its line.
     """
-    env = environment(theme.folders(root), memo, compiled)
+    env = environment(root, memo, compiled)
     for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
         try:
             env.get_template(name)

@@ -140,8 +140,8 @@ def test_asset_urls_are_filled_in_after_rendering(mini_course):
 
 def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     from coursegen.errors import Problems
+    from coursegen.extensions import built_in_extensions
     from coursegen.memo import Changes, Memo
-    from coursegen.pipeline import EXTENSIONS, prepare_extensions
     from coursegen.stages.assets import Assets
     from coursegen.stages.config import load_config
     from coursegen.stages.link import link_course
@@ -151,17 +151,18 @@ def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
 
     root, problems, memo = sample_course, Problems(), Memo()
     config, sources = load_config(root, problems), load_sources(root, problems)
-    ctx = ParseContext(root, {s.path: s.slug for s in sources}, prepare_extensions(root, config, problems))
-    pages = parse_pages(parser(EXTENSIONS, memo), sources, ctx, problems, memo, Changes(memo))
+    extensions = built_in_extensions()
+    ctx = ParseContext(root, {s.path: s.slug for s in sources}, extensions.prepare(root, config, problems))
+    pages = parse_pages(parser(extensions, memo), sources, ctx, problems, memo, Changes(memo))
     course = link_course(config, pages, problems)
     assets = Assets()
-    for extension in EXTENSIONS:
-        extension.add_files(course, root, assets, problems)
-    first = render_site(course, root, RenderOptions(), assets, memo=memo)
+    extensions.add_files(course, root, assets, problems)
+    shown = extensions.page_context(config)  # what templates get from the extensions (logo, favicon, …)
+    first = render_site(course, root, RenderOptions(), assets, memo=memo, page_context=shown)
     assert memo.records["rerendered"]  # the memo was cold: every page rendered
-    again = render_site(course, root, RenderOptions(), assets, memo=memo)
+    again = render_site(course, root, RenderOptions(), assets, memo=memo, page_context=shown)
     assert memo.records["rerendered"] == []  # warm: every page came from the memo
-    assert first == again == render_site(course, root, RenderOptions(), assets)
+    assert first == again == render_site(course, root, RenderOptions(), assets, page_context=shown)
     assets.cancel()  # the index and service worker, made after rendering, are not needed here
 
 

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from coursegen.cli import main as cli_main
 
 pytestmark = pytest.mark.browser
-COURSE = Path(__file__).resolve().parent.parent / "hosting" / "course"
+COURSE = Path(__file__).resolve().parent.parent / "features" / "hosting" / "course"
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
 PAGE_TYPES = {
     "course map": "index.html",
@@ -30,7 +30,7 @@ FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]:not([
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The accessibility fixture course (tests/hosting/course), built once and served."""
+    """The accessibility fixture course (tests/features/hosting/course), built once and served."""
     root = copy_course(COURSE, tmp_path_factory.mktemp("a11y") / "course")
     (root / "site").mkdir()
     with serving(root / "site") as base:

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from coursegen.cli import main as cli_main
 
 pytestmark = pytest.mark.browser
-COURSE = Path(__file__).resolve().parent.parent / "hosting" / "course"
+COURSE = Path(__file__).resolve().parent.parent / "features" / "hosting" / "course"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 LOGO = (

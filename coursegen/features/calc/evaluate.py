@@ -15,7 +15,10 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from coursegen.course_code import CalcError
 from coursegen.errors import choices_hint
+
+__all__ = ["CalcError", "evaluate"]  # CalcError: the course's Python's error, raised here for a wrong expression
 
 BINARY = {
     ast.Add: operator.add,
@@ -47,17 +50,6 @@ VALUE_ATTRIBUTES = {
 MAX_INT_EXPONENT = 10_000
 NESTED_HINT = "split it, or compute the value in a function of the course's package"
 MAX_INT_BITS = 100_000  # about 30,000 digits: far more than prose needs, and quick to compute
-
-
-class CalcError(ValueError):
-    """An author mistake in a `{calc}` expression: a message and a hint."""
-
-    def __init__(self, message: str, hint: str = ""):
-        self.message, self.hint = message, hint
-        super().__init__(message)
-
-    def __reduce__(self):  # the worker sends it back to the build whole, hint included
-        return type(self), (self.message, self.hint)
 
 
 def evaluate(expression: str, names: dict):

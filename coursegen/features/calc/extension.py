@@ -9,30 +9,21 @@ Every mistake is a problem at the role's line; the number in the page always com
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import math
-import os
-import pkgutil
 import re
-import sys
-import types
 from pathlib import Path
 
 from markdown_it.common.utils import escapeHtml
 
-from coursegen import author_code
-from coursegen.author_code import AuthorCodeStopped, Limits
-from coursegen.extras import missing_module_hint
-from coursegen.features.calc.evaluate import CalcError, evaluate
+from coursegen.author_code import AuthorCodeStopped
+from coursegen.course_code import LIMIT_HINT, CalcError, CourseCode, names_for_build
+from coursegen.features.calc.evaluate import evaluate
 from coursegen.stages.roles import register_role
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 MINUS = "\u2212"
 NBSP = "\u00a0"
-LIMIT_HINT = "each call of the course's Python may run for `limits: {seconds: …}` of course.yaml (default 10)"
 FORMAT_HINT = "use a Python format spec such as .2f, ',' or .3g, or sci:N, then an optional unit (.2f nats)"
 SCI_TEXT = re.compile(r"^([-+]?[\d.]+)\s*(?:[×x]\s*10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)|[eE]([-+]?\d+))$")
 
@@ -42,18 +33,17 @@ def install(md) -> None:
     register_role(md, "calc", render_calc)
 
 
-def prepare(root: Path, config, problems) -> CourseCode:
-    """Return the way to the course's own Python for this build (its package, under the time limit)."""
-    if config is None:
-        return CourseCode(root, Limits())
-    return CourseCode(root, config.limits, config.python.package)
+def start(root: Path, config, python: CourseCode) -> None:
+    """Start the course's author-code worker and its import of the package now, while the build
+    loads extensions and prepares (see CourseCode.warm_up): the first page that needs it waits less."""
+    python.warm_up()
 
 
 def render_calc(token, env: dict, line: int) -> str:
     """Return the HTML for one `{calc}` role, recording any problem at `line`."""
     try:
         try:
-            expression, text = env["ctx"].extra["calc"].call(compute_for_course, token.content)
+            expression, text = env["ctx"].python.call(compute_for_course, token.content)
         except AuthorCodeStopped as stopped:
             raise CalcError(
                 f"{{calc}} '{token.content.split('|')[0].strip()[:60]}' {stopped.located()}", LIMIT_HINT
@@ -62,64 +52,6 @@ def render_calc(token, env: dict, line: int) -> str:
         env["problems"].error(env["path"], line, err.message, err.hint, col=token.meta.get("col", 0))
         return f'<code class="calc-error">{escapeHtml(token.content)}</code>'
     return f'<span class="calc" data-calc="{escapeHtml(expression)}">{escapeHtml(text)}</span>'
-
-
-def warm_up(root: Path, config) -> None:
-    """Start the course's author-code worker and its import of the kernels now (see CourseCode.warm_up)."""
-    prepare(root, config, None).warm_up()
-
-
-class CourseCode:
-    """Calls into the course's own Python for one build, in the worker (see author_code).
-
-    Before a worker runs its first call, it imports the kernels package as a call of its own, so
-    that a package that cannot be imported, or never finishes importing, is reported as such;
-    later calls get the same error at once instead of waiting out the limit again.
-    """
-
-    def __init__(self, root: Path, limits: Limits, package: str = "kernels"):
-        self.root, self.limits, self.package = root, limits, package  # package: the folder/import name
-        self.build = os.urandom(8).hex()  # the worker keeps what one build set up (widget namespaces) for it alone
-        self._setup: tuple | None = None
-
-    @property
-    def setup(self) -> tuple:
-        """Return what a worker runs first: importing the kernels (their signature computed once per build;
-        a new signature imports them afresh)."""
-        if self._setup is None:
-            folder = kernels_folder(self.root, self.package)
-            self._setup = (import_kernels, (self.root, self.package, _signature(folder) if folder.is_dir() else ""))
-        return self._setup
-
-    def warm_up(self) -> None:
-        """Start the worker and its import of the kernels while the build does other work."""
-        if kernels_folder(self.root, self.package).is_dir():
-            author_code.warm_up(self.limits, self.root, self.setup)
-
-    def call(self, function, *args):
-        """Return `function(root, package, *args, build)` computed in the worker, or raise CalcError, EntryError or
-        AuthorCodeStopped."""
-        return next(self.call_each(function, [args]))
-
-    def call_each(self, function, arg_tuples: list[tuple]):
-        """Yield `function(root, package, *args, build)` for each of `arg_tuples`, like `call` (see
-        author_code.call_each)."""
-        folder = kernels_folder(self.root, self.package)
-        calls = [(self.root, self.package, *args, self.build) for args in arg_tuples]
-        try:
-            yield from author_code.call_each(self.limits, self.root, function, calls, setup=self.setup)
-        except author_code.SetupFailed as failed:
-            err = failed.error
-            if isinstance(err, AuthorCodeStopped):
-                err = CalcError(f"{folder.name}/ cannot be imported: it {err.located()}", LIMIT_HINT)
-            elif not isinstance(err, CalcError):
-                raise err from failed  # a bug: keep its traceback (and the worker's, its cause)
-            raise err from None
-
-
-def import_kernels(root: Path, package: str, signature: str) -> None:
-    """Import the course's package and its public modules (what a worker runs first), or raise CalcError."""
-    public_modules(root, package)
 
 
 def compute_for_course(root: Path, package: str, content: str, build: str) -> tuple[str, str]:
@@ -243,93 +175,3 @@ def same_number(shown: str, stated: str) -> bool:
             f"cannot read the stated number '{stated}'", "state a plain number such as 88.72, 1,024 or 3.4 × 10³⁸"
         ) from None
     return math.isclose(read_number(shown), claimed, rel_tol=1e-12, abs_tol=0.0) or read_number(shown) == claimed
-
-
-# ---- the course's Python package, loaded from its own folder ----------------------------
-
-
-def kernel_names(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
-    """Return {name: module} for every public module of the course's package, plus `math`
-    (just `math` when the course has no package)."""
-    names = dict(public_modules(root, package))
-    names["math"] = math
-    return names
-
-
-def names_for_build(root: Path, package: str, build: str) -> dict[str, types.ModuleType]:
-    """Return `kernel_names(root, package)`, looked up once per build, not once per role: each lookup
-    lists the package and stats every file of it to see whether it changed."""
-    key = (str(root), package, build)
-    if _NAMES[0] != key:
-        _NAMES[:] = [key, kernel_names(root, package)]
-    return _NAMES[1]
-
-
-_NAMES: list = [None, {}]  # [(root, package, build), its names], in the worker
-
-
-def public_modules(root: Path, package: str = "kernels") -> dict[str, types.ModuleType]:
-    """Return {short name: module} for the package's modules whose names do not start with '_'."""
-    if not (root / package / "__init__.py").is_file():
-        return {}
-    loaded = load_kernels(root, package)
-    modules = {}
-    for info in pkgutil.iter_modules(loaded.__path__):
-        if not info.name.startswith("_"):
-            try:
-                modules[info.name] = importlib.import_module(f"{loaded.__name__}.{info.name}")
-            except BaseException as err:  # noqa: BLE001 - a broken module (or sys.exit) is reported, not raised
-                raise CalcError(
-                    f"{package}/{info.name} cannot be imported: {type(err).__name__}: {err}", missing_module_hint(err)
-                ) from None
-    return modules
-
-
-def load_kernels(root: Path, package: str = "kernels") -> types.ModuleType:
-    """Return the course's Python package, freshly imported whenever its files change."""
-    folder = kernels_folder(root, package)
-    if not (folder / "__init__.py").is_file():
-        raise CalcError(
-            f"this course has no {package}/ package", f"add {package}/__init__.py, or set python.package in course.yaml"
-        )
-    name = "_coursegen_kernels_" + _signature(folder)
-    if name not in sys.modules:
-        _forget(_LOADED.pop(str(folder), ""))  # the previous version of this folder's kernels
-        _LOADED[str(folder)] = name
-        spec = importlib.util.spec_from_file_location(
-            name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-        )
-        if spec is None or spec.loader is None:  # never for a folder with an __init__.py, which it checked
-            raise CalcError(f"{package}/ cannot be imported")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException as err:  # noqa: BLE001 - a broken kernel file (or sys.exit) is reported, not raised
-            del sys.modules[name]
-            raise CalcError(
-                f"{package}/ cannot be imported: {type(err).__name__}: {err}", missing_module_hint(err)
-            ) from None
-    return sys.modules[name]
-
-
-def kernels_folder(root: Path, package: str = "kernels") -> Path:
-    """Return the folder of the course's Python package (`python: {package: …}`, default kernels)."""
-    return root / package
-
-
-_LOADED: dict[str, str] = {}  # kernels folder → name of the package loaded from it
-
-
-def _forget(name: str) -> None:
-    """Drop a loaded kernels package and its submodules from sys.modules."""
-    for module in [m for m in sys.modules if name and (m == name or m.startswith(name + "."))]:
-        del sys.modules[module]
-
-
-def _signature(folder: Path) -> str:
-    """Return a short hash of the kernel files' paths, sizes and modification times."""
-    parts = [str(folder.resolve())] + [
-        f"{f.relative_to(folder)}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.rglob("*.py"))
-    ]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

@@ -31,6 +31,11 @@ def self_hosted(config):
     return dataclasses.replace(config, pyodide=dataclasses.replace(config.pyodide, source="local"))
 
 
+def configure(config, options):
+    """Return the configuration with Pyodide self-hosted when the command line asks (`build --offline`)."""
+    return self_hosted(config) if options.offline else config
+
+
 def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]

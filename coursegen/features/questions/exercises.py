@@ -23,8 +23,7 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from coursegen.author_code import AuthorCodeStopped
-from coursegen.features.calc.evaluate import CalcError
-from coursegen.features.calc.extension import LIMIT_HINT, kernel_names
+from coursegen.course_code import LIMIT_HINT, CalcError, kernel_names
 from coursegen.features.questions import harness as exercise_harness
 from coursegen.schema import Schema, blank, check
 from coursegen.stages.parse import split_info
@@ -96,7 +95,7 @@ def prepare_exercise(tokens, start: int, end: int, env: dict, report) -> dict | 
     checks = _checks(checks_fence, env)
     if not usable or checks is None:
         return None
-    code = env["ctx"].extra["calc"]
+    code = env["ctx"].python
     try:
         if packaged:
             source, cases = code.call(

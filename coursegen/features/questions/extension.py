@@ -22,6 +22,7 @@ from coursegen.features.questions.blocks import (
 )
 from coursegen.features.questions.exercises import page_data, prepare_exercise
 from coursegen.features.questions.structure import check_structure
+from coursegen.features.widgets.extension import browser_python
 from coursegen.model import Link
 from coursegen.stages.parse import parse_attrs, register_block, split_info
 
@@ -156,8 +157,7 @@ def _exercise(tokens, index: int, close: int, env: dict) -> bool:
     exercise = prepare_exercise(tokens, index, close, env, report)
     if exercise is None:
         return False
-    widgets = env["ctx"].extra.get("widgets")
-    runtime, missing = getattr(widgets, "runtime", {}), getattr(widgets, "missing", {})
+    runtime, missing = browser_python(env["ctx"])
     exercise["json"] = page_data(exercise, list(opener.meta["packages"]), runtime, missing)
     opener.meta["exercise"] = exercise
     return True

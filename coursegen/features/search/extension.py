@@ -29,8 +29,9 @@ from coursegen.theme.messages import unit_label
 __all__ = ["ENTRY", "FOLDER", "indexed_pages", "search_files"]
 
 
-def install(md) -> None:
-    md.page_analysers["search"] = page_text
+def analyse(html: str, source):
+    """Return the page's sections and their words (sections.PageText), kept with the page."""
+    return page_text(html, source)
 
 
 def text_of(page):
@@ -231,6 +232,12 @@ def index_beside_rebuilds(root: Path, ready, building=None) -> None:
     """Make builds of the course at `root` index in the background from now on (serve does; `building`
     is the lock it holds while a rebuild runs)."""
     BACKGROUND[Path(root).resolve()] = BackgroundIndex(ready, building)
+
+
+def serve(root: Path, ready, building):
+    """Make `serve`'s builds index beside the rebuilds; return what makes them index within builds again."""
+    index_beside_rebuilds(root, ready, building)
+    return lambda: index_within_builds(root)
 
 
 def index_within_builds(root: Path) -> None:

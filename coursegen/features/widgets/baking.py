@@ -15,7 +15,7 @@ import sys
 import traceback
 
 from coursegen.extras import missing_module_hint
-from coursegen.features.calc.extension import CourseCode, load_kernels, public_modules
+from coursegen.course_code import CourseCode, load_kernels, public_modules
 from coursegen.features.widgets.spec import Widget
 
 
@@ -49,16 +49,16 @@ def course_kernels(root, package: str, build: str):
 class EntryRunner:
     """Runs widget entries in the author-code worker (see author_code), caching each result for the build."""
 
-    def __init__(self, code: CourseCode):
-        self.code = code
+    def __init__(self):
         self.results: dict[tuple, dict] = {}
 
-    def run_each(self, widget: Widget, states: list[dict]):
-        """Yield (params, the entry's JSON-able result) for each of `states` in order; raise EntryError,
-        CalcError or AuthorCodeStopped at the first that fails. The worker computes them all in one request."""
+    def run_each(self, widget: Widget, states: list[dict], code: CourseCode):
+        """Yield (params, the entry's JSON-able result) for each of `states` in order, run through the build's
+        `code`; raise EntryError, CalcError or AuthorCodeStopped at the first that fails. The worker computes
+        them all in one request."""
         keys = [(widget.name, json.dumps(params, sort_keys=True)) for params in states]
         todo = {key: params for key, params in zip(keys, states) if key not in self.results}
-        fresh = self.code.call_each(run_entry, [(widget, params) for params in todo.values()])
+        fresh = code.call_each(run_entry, [(widget, params) for params in todo.values()])
         for params, key in zip(states, keys):
             if key not in self.results:  # the next fresh result is this state's: both go in the grid's order
                 self.results[key] = next(fresh)

@@ -14,12 +14,11 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jinja2
 from markupsafe import Markup
 
-from coursegen.author_code import AuthorCodeStopped, Limits
+from coursegen.author_code import AuthorCodeStopped
+from coursegen.course_code import LIMIT_HINT, CalcError
 from coursegen.errors import Problems, choices_hint
-from coursegen.features.calc.extension import LIMIT_HINT, CalcError, CourseCode
 from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from coursegen.features.widgets.page_weight import baked_state_sizes, check_page_weight
 from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site
@@ -32,6 +31,7 @@ from coursegen.theme import files as theme
 from coursegen.theme import messages
 
 FENCE = "widget"
+NAME = "widgets"  # this extension's name (coursegen.features.built_in): its own prepare data in ctx.extra
 
 
 @dataclass
@@ -41,7 +41,6 @@ class WidgetContext:
     root: Path
     widgets: dict[str, Widget]
     runner: EntryRunner
-    templates: jinja2.Environment
     runtime: dict = field(default_factory=dict)  # what the page's runtime needs: worker, Pyodide, wheel
     package: str = ""  # the course's Python package, "" when it has none
     missing: dict = field(default_factory=dict)  # Pyodide packages a self-hosted copy lacks: name → why
@@ -49,10 +48,14 @@ class WidgetContext:
 
 
 def install(md) -> None:
-    """Register the widget fence's checking core rule and its renderer, and measure each page's baked states."""
+    """Register the widget fence's checking core rule and its renderer."""
     md.core.ruler.push("widgets", check_widget_fences)
-    md.page_analysers["widget_states"] = baked_state_sizes
     register_fence(md, FENCE, render_widget)
+
+
+def analyse(html: str, source) -> dict[str, tuple[int, int]]:
+    """Return each widget's baked states on the page: bytes, and the line of its first fence (see page_weight)."""
+    return baked_state_sizes(html, source)
 
 
 def prepare(root: Path, config, problems: Problems) -> WidgetContext:
@@ -82,17 +85,15 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
         "wheel": wheel[0],
         "module": package,
     }
-    loader = jinja2.FileSystemLoader([*map(str, theme.folders(root)), str(root / "widgets")])
-    templates = jinja2.Environment(
-        loader=loader, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
-    )
-    templates.filters["num"] = fmt
-    templates.globals["t"] = messages.translate  # as in render's environment: the page's catalogue is "messages"
-    code = CourseCode(root, config.limits if config is not None else Limits(), package or "kernels")
     broken = frozenset(folder.name for folder in widget_folders(root)) - set(widgets)
-    return WidgetContext(
-        root, widgets, EntryRunner(code), templates, runtime, package, site.missing if site else {}, broken
-    )
+    return WidgetContext(root, widgets, EntryRunner(), runtime, package, site.missing if site else {}, broken)
+
+
+def browser_python(ctx) -> tuple[dict, dict]:
+    """Return how a page reaches Python in the browser (worker, Pyodide, wheel) and the Pyodide packages a
+    self-hosted copy lacks, as this build's widgets found them: what exercises (questions) run on too."""
+    context: WidgetContext | None = ctx.extra.get(NAME)
+    return (context.runtime, context.missing) if context is not None else ({}, {})
 
 
 def csp(config) -> dict[str, list[str]]:
@@ -154,7 +155,7 @@ def check_widget_fences(state) -> None:
     for token in state.tokens:
         if token.type == "fence" and split_info(token.info)[0] == FENCE:
             line = token.map[0] + 1 if token.map else 1
-            token.meta["widget"] = parse_fence(token, env["ctx"].extra["widgets"], env, line)
+            token.meta["widget"] = parse_fence(token, env["ctx"].extra[NAME], env, line)
 
 
 def parse_fence(token, context: WidgetContext, env: dict, line: int) -> dict | None:
@@ -185,7 +186,7 @@ def parse_fence(token, context: WidgetContext, env: dict, line: int) -> dict | N
     params = parse_params(widget, settings, problems, path, line)
     if params is None:
         return None
-    states = bake_states(widget, params, context, problems, path, line)
+    states = bake_states(widget, params, context.runner, env["ctx"].python, problems, path, line)
     env["widgets"].append(name)
     return {"widget": widget, "params": params, "states": states} if states else None
 
@@ -230,11 +231,12 @@ def parse_params(widget: Widget, settings: list[str], problems, path: str, line:
     return params if ok else None
 
 
-def bake_states(widget: Widget, params: dict, context: WidgetContext, problems, path: str, line: int):
-    """Return [(params, baked result)] for every state the page carries, or None on failure."""
+def bake_states(widget: Widget, params: dict, runner: EntryRunner, python, problems, path: str, line: int):
+    """Return [(params, baked result)] for every state the page carries (run through the build's
+    CourseCode, `python`), or None on failure."""
     grid, states = widget.grid(params), []
     try:
-        for state, result in context.runner.run_each(widget, grid):
+        for state, result in runner.run_each(widget, grid, python):
             states.append((state, baked(widget, result)))
     except (EntryError, CalcError, AuthorCodeStopped) as err:
         shown = " ".join(f"{k}={fmt(v)}" for k, v in grid[len(states)].items())
@@ -263,7 +265,7 @@ def render_widget(token, env: dict) -> str:
     data = token.meta.get("widget")
     if not data:
         return '<p class="widget-error">This widget could not be built.</p>\n'
-    context: WidgetContext = env["ctx"].extra["widgets"]
+    context: WidgetContext = env["ctx"].extra[NAME]
     widget = data["widget"]
     ids = env.setdefault("widget_ids", {})
     ids[widget.name] = ids.get(widget.name, 0) + 1
@@ -285,7 +287,7 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
     """Return the figure's HTML from templates/partials/widget.html and the widget's result.html
     (the first figure on a page also carries the runtime: the Pyodide packages its widgets need)."""
     widget, params = data["widget"], data["params"]
-    return context.templates.get_template("partials/widget.html").render(
+    return env["ctx"].templates.get_template("partials/widget.html").render(
         widget=widget,
         params=params,
         id=element_id,

@@ -46,7 +46,7 @@ def _fence_line(text: str, name: str) -> int:
 def check_page_weight(course, problems: Problems) -> None:
     """Warn about each page over PAGE_LIMIT whose baked widget states make up at least STATES_SHARE of it."""
     for unit in course.written:
-        sizes = unit.page.derived.get("widget_states") or {}
+        sizes = unit.page.derived.get("widgets") or {}  # this extension's `analyse`
         if not sizes:
             continue
         total = len(unit.page.html.encode("utf-8"))

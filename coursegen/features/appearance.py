@@ -5,6 +5,8 @@ sets `--accent` for the light scheme and for the dark one (the dark accent defau
 mixed with white, so links stay readable on a dark page). Files named under `extra_css`, `extra_js`,
 `logo` and `favicon` are course files copied as content-hashed assets; every one is linked from the
 site itself, so the Content-Security-Policy (`'self'`) allows them as it is.
+
+An extension like any other: `add_files` adds those files, `page_context` gives base.html their names.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def course_asset(path: str) -> str:
     return COURSE_ASSETS + Path(path).as_posix().lstrip("/")
 
 
-def page_values(config) -> dict:
+def page_context(config) -> dict:
     """Return what base.html needs: stylesheets and scripts to link, the logo and the favicon."""
     theme = config.theme
     styles = ([GENERATED] if theme.get("accent") else []) + [course_asset(p) for p in theme.get("extra_css", [])]

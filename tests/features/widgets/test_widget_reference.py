@@ -10,6 +10,7 @@ import re
 from helpers import REPO
 
 from coursegen.features.widgets import extension, spec
+from coursegen.stages import render
 
 GUIDE = (REPO / "docs" / "widgets.md").read_text(encoding="utf-8")
 WIDGETS_JS = (REPO / "templates" / "assets" / "widgets.js").read_text(encoding="utf-8")
@@ -51,10 +52,10 @@ def render_variables() -> list[str]:
 def test_every_variable_result_html_receives_is_documented_and_no_other():
     text = section(GUIDE, "### result.html")
     assert sorted(first_column(text)) == sorted(render_variables())
-    own_filters = {"num"}  # the filters prepare() adds to Jinja's own
+    own_filters = {"num"}  # the filters render's environment, which widgets' figures are made in, adds to Jinja's own
     assert all(f"the filter `{name}`" in text for name in own_filters)
-    source = inspect.getsource(extension.prepare)
-    assert set(re.findall(r'templates\.filters\["(\w+)"\]', source)) == own_filters
+    source = inspect.getsource(render.make_environment)
+    assert set(re.findall(r'env\.filters\["(\w+)"\]', source)) == own_filters
 
 
 def runtime_methods() -> set[str]:

@@ -8,9 +8,10 @@ import pytest
 from helpers import REPO
 
 import kernels
+from coursegen.course_code import kernel_names
 from coursegen.errors import ContentError
 from coursegen.features.calc.evaluate import CalcError
-from coursegen.features.calc.extension import compute, format_number, kernel_names, read_number, spec_from_stated
+from coursegen.features.calc.extension import compute, format_number, read_number, spec_from_stated
 from coursegen.pipeline import build_site
 
 

@@ -1,4 +1,4 @@
-"""docs/extensions.md against the code: every hook, parser attribute, env key, analysis, field and member
+"""docs/extensions.md against the code: every event, parser attribute, env key, analysis, field and member
 an extension meets is documented, and nothing documented is missing from the code."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from helpers import REPO
 from coursegen import extensions
 from coursegen.errors import Problems
 from coursegen.model import Course, Page, Unit
-from coursegen.pipeline import EXTENSIONS, build_site
+from coursegen.pipeline import build_site
 from coursegen.stages import parse, roles
 from coursegen.stages.assets import Assets
 from coursegen.stages.parse import CourseParser, CourseRenderer, ParseContext, make_markdown
@@ -52,22 +52,34 @@ def public(cls) -> set[str]:
     return names - {"__init__"}
 
 
-def test_every_hook_is_documented_and_no_other():
-    (hooks,) = tables(section("## Hooks"))
-    assert hooks == list(extensions.HOOKS)
-    for hook in hooks:  # each documented signature is the protocol's
-        documented = re.search(rf"^\| `{hook}\(([^)]*)\)`", REFERENCE, re.M)
-        assert documented, hook
-        assert documented.group(1) == ", ".join(
-            list(inspect.signature(getattr(extensions.Extension, hook)).parameters)[1:]
-        )
+EXTENSIONS = extensions.built_in_extensions()
+
+
+def test_every_event_is_documented_in_the_order_declared_and_no_other():
+    (events,) = tables(section("## Events"))
+    assert events == list(extensions.HOOKS) == [event.name for event in extensions.EVENTS]
+    for event in extensions.EVENTS:  # each documented signature and moment is the declaration's
+        documented = re.search(rf"^\| `{event.name}\(([^)]*)\)` \| ([^|]*) \|", REFERENCE, re.M)
+        assert documented, event.name
+        assert documented.group(1) == ", ".join(event.arguments)
+        assert documented.group(2) == event.when
+
+
+def test_the_protocol_class_and_the_dispatcher_take_each_event_s_declared_arguments():
+    for event in extensions.EVENTS:
+        method = inspect.signature(getattr(extensions.Extension, event.name))
+        assert tuple(method.parameters)[1:] == event.arguments, event.name
+        dispatched = getattr(extensions.Extensions, event.name, None)
+        if dispatched is not None:  # `analyse` is installed into the parser instead (Extensions.analysers)
+            assert tuple(inspect.signature(dispatched).parameters)[1:] == event.arguments, event.name
+    assert set(extensions.HOOKS) - {"analyse"} <= set(dir(extensions.Extensions))
 
 
 def test_every_attribute_coursegen_adds_to_the_parser_is_documented_and_no_other():
     attributes, helpers = tables(section("## `md`, the parser"))
     own = set(CourseParser.__annotations__) | {"renderer"}
     assert members(attributes, "md.") == own
-    md = make_markdown(EXTENSIONS)  # the built-in features install the lazily made ones
+    md = make_markdown(EXTENSIONS.all)  # the built-in features install the lazily made ones
     assert all(hasattr(md, name) for name in own)
     assert set(CourseRenderer.__annotations__) == {"fence_handlers"} and "md.renderer.fence_handlers" in REFERENCE
     for name in ("md.core.ruler", "md.block.ruler", "md.inline.ruler", "md.add_render_rule", "md.use"):
@@ -103,7 +115,7 @@ def test_every_env_key_a_rule_sees_is_documented_and_no_other(mini_course):
 
 def test_every_built_in_analysis_is_documented_and_no_other():
     (analyses,) = tables(section("## `page.derived`, a page's analyses"))
-    assert analyses == list(make_markdown(EXTENSIONS).page_analysers)
+    assert analyses == list(make_markdown(EXTENSIONS.all).page_analysers)
 
 
 def test_every_field_of_course_unit_and_page_is_documented_and_no_other():

@@ -82,6 +82,79 @@ def test_an_extension_file_or_module_of_the_course_uses_every_hook(course, entry
     assert [w.message for w in result.warnings] == ["3 units checked by the keys extension"]
 
 
+NEW_EVENTS = '''"""A course extension joining the events beyond the first five: configure, analyse, page_context."""
+import dataclasses
+
+
+def configure(config, options):
+    return dataclasses.replace(config, title=config.title + " (configured)")
+
+
+def analyse(html, source):
+    return html.count("<p>")
+
+
+def check(course, root, problems):
+    counts = {unit.slug: unit.page.derived["counting"] for unit in course.written}
+    problems.warning("lessons/01-first.md", 1, f"paragraphs per page: {sorted(counts.items())}")
+
+
+def page_context(config):
+    return {"counting_note": "counted"}
+'''
+
+
+def test_an_extension_rewrites_the_configuration_analyses_each_page_and_gives_templates_values(course):
+    (course / "counting.py").write_text(NEW_EVENTS)
+    (course / "templates").mkdir()
+    (course / "templates" / "404.html").write_text("{{ config.title }}: {{ counting_note }}\n")
+    configure(course, "extensions: [counting.py]\n")
+    result = build_site(course)
+    assert "(configured)</title>" in result.outputs["index.html"].decode()
+    assert result.outputs["404.html"] == b"Mini course (configured): counted\n"
+    (warning,) = [w.message for w in result.warnings]  # each page's analysis, kept as page.derived["counting"]
+    assert warning == "paragraphs per page: [('check', 1), ('first', 4), ('second', 2)]"
+
+
+def test_a_configure_event_that_raises_is_a_problem_at_its_line(course, capsys):
+    (course / "bad_configure.py").write_text("def configure(config, options):\n    raise ValueError('no')\n")
+    configure(course, "extensions: [bad_configure.py]\n")
+    status, _, err = run_cli(capsys, "--root", course, "build")
+    assert status == 1
+    assert "bad_configure.py:2: extension 'bad_configure' failed in configure: ValueError: no" in err
+    assert "Traceback" not in err
+
+
+def test_start_is_given_the_build_s_one_course_code_and_only_when_a_page_runs_the_course_s_python(course):
+    (course / "starting.py").write_text(
+        "from pathlib import Path\n\n\ndef start(root, config, python):\n"
+        "    Path(root, 'started.txt').write_text(f'{type(python).__name__} {python.package}')\n"
+    )
+    configure(course, "extensions: [starting.py]\n")
+    build_site(course)
+    assert not (course / "started.txt").exists()  # no page has {calc}, a widget or an exercise
+    put(course, "Two is {calc}`1 + 1`.")
+    assert "<span" in build_site(course).outputs["second.html"].decode()
+    assert (course / "started.txt").read_text() == "CourseCode kernels"
+
+
+def test_the_dispatcher_merges_answers_in_order_and_refuses_arguments_out_of_step_with_the_declaration():
+    from coursegen.extensions import Extension, Extensions
+
+    class First(Extension):
+        def page_context(self, config):
+            return {"a": 1, "b": 1}
+
+    class Second(Extension):
+        def page_context(self, config):
+            return {"b": 2}
+
+    dispatch = Extensions([First(), Extension(), Second()])
+    assert dispatch.page_context(None) == {"a": 1, "b": 2}
+    with pytest.raises(TypeError, match="page_context takes"):
+        dispatch._answers("page_context")
+
+
 def test_an_extension_that_defines_only_one_hook_is_fine(course):
     (course / "only_files.py").write_text(
         "def add_files(course, root, assets, problems):\n    assets.files['hello.txt'] = b'hi'\n"
@@ -219,7 +292,7 @@ def test_sources_allowed_in_course_yaml_silence_the_warnings(course, capsys):
     ],
 )
 def test_source_matching(url, sources, allowed):
-    from coursegen.features.csp import allowed_by
+    from coursegen.stages.csp import allowed_by
 
     assert allowed_by(url, sources) is allowed
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from coursegen.features import csp
 from coursegen.features.hosting import offline
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.stages import csp
 
 PAGES = ("index.html", "first.html", "second.html", "check.html", "404.html")
 
@@ -55,14 +55,14 @@ def test_the_policy_allows_webassembly_workers_and_the_pinned_cdn_only_when_pyod
     from coursegen.stages.config import load_config
 
     config = load_config(mini_course, Problems())
-    from coursegen.pipeline import EXTENSIONS, csp_sources
+    from coursegen.extensions import built_in_extensions
 
-    online = csp.directives(config, mini_course / "templates", csp_sources(config, EXTENSIONS))
+    online = csp.directives(config, mini_course / "templates", built_in_extensions().csp(config))
     pinned = f"https://cdn.jsdelivr.net/pyodide/v{config.pyodide.version}/full/"
     assert online["script-src"][-2:] == ["'wasm-unsafe-eval'", pinned]
     assert pinned in online["connect-src"] and "'self'" in online["worker-src"]
     hosted = offline.self_hosted(config)
-    local = csp.directives(hosted, mini_course / "templates", csp_sources(hosted, EXTENSIONS))
+    local = csp.directives(hosted, mini_course / "templates", built_in_extensions().csp(hosted))
     assert not any(
         "https:" in source
         for sources in local.values()

@@ -19,7 +19,7 @@ NODE = shutil.which("node")
 
 # coursegen/messages.js is made per course, not a theme file: the English one, for theme_modules.mjs.
 MESSAGES_JS = Path(tempfile.mkdtemp()) / "messages.js"
-MESSAGES_JS.write_bytes(messages.script(messages.reference(Path(__file__).resolve().parents[2])))
+MESSAGES_JS.write_bytes(messages.script(messages.reference(Path(__file__).resolve().parents[3])))
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -1,11 +1,13 @@
 """Content-Security-Policy: a meta tag that allows exactly what the pages use, and nothing else.
 
+The policy is the engine's, as the import map is: the render stage writes it, the pipeline runs
+the check, and the parser finds each page's `resources` (a page analysis of its own).
 `check_pages` warns about anything a page's own HTML loads that the policy would block.
 
 Scripts are our own files plus two inline scripts, each allowed by its hash: the theme set before
 first paint (so a dark page never flashes light) and the import map that resolves the theme's module
 names to their content-hashed files (assets.import_map; hashed from the exact text the pages carry).
-Features add what they need through their extension's `csp(config)` hook: widgets compile
+Features add what they need through the `csp(config)` event (coursegen.extensions): widgets compile
 WebAssembly ('wasm-unsafe-eval' allows that and no eval of JavaScript), and widgets whose Pyodide
 comes from the CDN need the one folder of its pinned version. Workers run our own files or
 blobs made from them.
@@ -40,7 +42,7 @@ def origin(url: str) -> str:
 def directives(config, root: Path, extra: dict | None = None, inline: tuple[str, ...] = ()) -> dict[str, list[str]]:
     """Return each CSP directive with its sources, for `config`, the inline scripts of the course's theme,
     the texts of the other `inline` scripts the pages carry (the import map) and `extra` sources per
-    directive (course.yaml's `csp:` and extensions'; see pipeline.csp_sources)."""
+    directive (course.yaml's `csp:` and extensions'; see extensions.Extensions.csp)."""
     texts = [file.read_text(encoding="utf-8") for name in INLINE_SCRIPTS if (file := theme.find(root, name))]
     hashes = [f"'{source_hash(text)}'" for text in [*texts, *inline]]
     base = [origin(config.base_url)] if config.base_url else []
