@@ -12,7 +12,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursegen.cache import BuildCache
 from coursegen.errors import ContentError, Problem, Problems
 from coursegen.extensions import ModuleExtension, course_extensions
 from coursegen.features import anchors, callouts, csp
@@ -21,20 +20,15 @@ from coursegen.features.hosting import offline, robots
 from coursegen.features.questions import extension as questions
 from coursegen.features.search import extension as search
 from coursegen.features.widgets import extension as widgets
+from coursegen.incremental import kept_reader, load_course_config, load_course_sources, render_kept
 from coursegen.memo import building
 from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
+from coursegen.session import Session
 from coursegen.stages.assets import Assets
 from coursegen.stages.link import link_pages
-from coursegen.stages.load import (
-    check_files,
-    kept_reader,
-    load_course_config,
-    load_course_sources,
-    slug_by_path,
-    uses_author_code,
-)
-from coursegen.stages.parse import ParseContext, parse_pages, parser
+from coursegen.stages.load import check_files
+from coursegen.stages.parse import Kept, ParseContext, parse_pages, parser
 from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem, warm_up_rendering
 from coursegen.theme import appearance, messages
 
@@ -74,26 +68,26 @@ class BuildResult:
     warnings: list[Problem]
 
 
-def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildCache | None = None) -> BuildResult:
+def build_site(root: Path, options: BuildOptions = BuildOptions(), session: Session | None = None) -> BuildResult:
     """Return the built site for the course at `root`, or raise ContentError listing every problem.
 
-    Pass the same `cache` to successive builds of one course to redo only what changed; without
-    one the build starts from a fresh BuildCache. Its memo is the one deep helpers reach
+    Pass the same `session` to successive builds of one course to redo only what changed; without
+    one the build starts from a fresh Session. Its memo is the one deep helpers reach
     (`memo.memoized`) while this build runs.
     """
-    cache = cache if cache is not None else BuildCache()
-    with collector_paused(), building(cache.memo):
-        return _build(root, options, cache)
+    session = session if session is not None else Session()
+    with collector_paused(), building(session.memo):
+        return _build(root, options, session)
 
 
-def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
-    memo, changes = cache.memo, cache.changes
+def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
+    memo, changes, records = session.memo, session.changes, session.records
     problems = Problems()
     check_environment(problems)
     check_files(root, problems, changes)  # before any read: a FIFO would block it, a link would publish /etc
     problems.raise_if_errors()
     read = kept_reader(memo, changes)
-    config = load_course_config(root, problems, read, memo)
+    config, records.config = load_course_config(root, problems, read, records.config)
     if config:
         messages.check_messages(root, config, problems)
     if config and config.python.package not in COURSE_INPUTS:  # the course's own Python, named in course.yaml
@@ -102,25 +96,29 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         problems.raise_if_errors()
     if config and options.offline:
         config = offline.self_hosted(config)
-    sources = load_course_sources(root, problems, read, memo, changes)
-    if config and uses_author_code(memo):  # its worker starts meanwhile
+    records.sources = load_course_sources(root, problems, read, records.sources, changes)
+    sources = list(records.sources.sources.values())
+    if config and records.sources.uses_author_code():  # its worker starts meanwhile
         calc.warm_up(root, config)
     extensions = all_extensions(root, config, problems)
-    md = parser(extensions, memo)
-    ctx = ParseContext(
-        root=root, slug_by_path=slug_by_path(memo), extra=prepare_extensions(root, config, problems, extensions)
-    )
-    pages = parse_pages(
+    md, fresh_parser = parser(extensions, memo)
+    slugs = records.sources.slug_by_path
+    ctx = ParseContext(root=root, slug_by_path=slugs, extra=prepare_extensions(root, config, problems, extensions))
+    pages, parse_record = parse_pages(
         md,
         sources,
         ctx,
         problems,
-        memo,
-        changes,
+        Kept(memo, changes, records.sources, records.config.text, None if fresh_parser else records.parse),
         jobs=options.jobs,
-        meanwhile=lambda: warm_up_rendering(root, memo, cache.compiled_templates),
+        meanwhile=lambda: warm_up_rendering(root, memo, session.compiled_templates),
     )
-    course = link_pages(config, pages, problems, memo, changes, options.drafts) if config else None
+    records.parsed(parse_record)
+    course = None
+    if config:
+        last_link = records.link if changes.known else None
+        reparsed = [memo.peek("page", path).page for path in parse_record.parsed]
+        course, records.link = link_pages(config, pages, problems, options.drafts, slugs, last_link, reparsed)
     allowed = csp_sources(config, extensions) if config else {}
     if course:
         missing_templates(course, root, problems)
@@ -134,17 +132,18 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
             extension.add_files(course, root, assets, problems)
         problems.raise_if_errors(options.strict)
         assert course is not None  # a course without its config stopped at its problem above
+        kept, records.render = render_kept(records, memo, changes), None  # a render that fails leaves no record
         try:
-            outputs = render_site(
+            outputs, render_record = render_site(
                 course,
                 root,
                 RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs or default_jobs()),
                 assets,
                 csp_sources=allowed,
-                memo=memo,
-                changes=changes,
-                compiled=cache.compiled_templates,
+                kept=kept,
+                compiled=session.compiled_templates,
             )
+            records.rendered(render_record)
         except Exception as err:
             problem = template_problem(err, root)
             if problem is None:

@@ -26,12 +26,12 @@ import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
-from coursegen.cache import command_cache
 from coursegen.errors import ContentError
 from coursegen.features.search import extension as search
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve import livereload, reload
 from coursegen.serve.watch import watch_changes
+from coursegen.session import command_session
 from coursegen.stages.write import check_output_folder, update_site, write_site
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
@@ -196,7 +196,7 @@ class LiveServer:
         self.own_site = out is None
         self.site = Path(tempfile.mkdtemp(prefix="coursegen-serve-")) if out is None else out.resolve()
         self.options = dataclasses.replace(options, serve_mode=True)
-        self.cache = command_cache(root)
+        self.cache = command_session(root)
         self.outputs: dict[str, bytes] | None = None
         self.channel = livereload.Channel()
         self.stopping = threading.Event()
@@ -252,8 +252,7 @@ class LiveServer:
 
     def _config(self):
         """Return the course's configuration as the last build read it, or None."""
-        kept = self.cache.memo.records.get("config")
-        return kept[1] if kept else None
+        return self.cache.config
 
     def _package(self) -> str:
         config = self._config()
@@ -263,7 +262,7 @@ class LiveServer:
         """Forget everything the last builds kept: an extension's code changed, and every page may depend on it."""
         reload.forget_course_modules(self.root, self._package())
         watching = self.cache.changes.watched
-        self.cache = command_cache(self.root)
+        self.cache = command_session(self.root)
         if watching:
             self.cache.trust_watcher()
 

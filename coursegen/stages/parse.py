@@ -34,13 +34,12 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from coursegen.errors import Problems, did_you_mean
 from coursegen.extensions import parse_failure
 from coursegen.features.csp import page_resources
-from coursegen.memo import Changes, Memo, digest, memoized, tree_signature, under
+from coursegen.incremental import Changes, ParseRecord, SourcesRead, keep_parsed, plan_parse
+from coursegen.memo import Memo, memoized
 from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
 from coursegen.schema import Schema, check
-from coursegen.stages.load import SOURCE_DIRS, author_code_uses
-from coursegen.theme import files as theme
 from coursegen.yamlio import YamlError, load_yaml
 
 FRONT_MATTER = Schema(
@@ -110,11 +109,20 @@ def make_markdown(extensions=()) -> CourseParser:
     return md
 
 
-def parser(extensions, memo: Memo) -> CourseParser:
-    """Return the parser with these extensions installed, made again only when they change (and with
-    it every page is parsed again: see parse_pages)."""
+def parser(extensions, memo: Memo) -> tuple[CourseParser, bool]:
+    """Return the parser with these extensions installed, made again only when they change, and whether
+    it was made now (then no kept page holds its syntax: the memo's pages are forgotten)."""
     extensions = tuple(extensions)
-    return memo.get("parser", extensions, lambda: make_markdown(extensions))
+    made: list[CourseParser] = []
+
+    def make() -> CourseParser:
+        made.append(make_markdown(extensions))
+        return made[0]
+
+    md = memo.get("parser", extensions, make)
+    if made:
+        memo.clear("page")
+    return md, bool(made)
 
 
 def parse_pages(
@@ -122,104 +130,33 @@ def parse_pages(
     sources: list[Source],
     ctx: ParseContext,
     problems: Problems,
-    memo: Memo,
-    changes: Changes,
+    kept: Kept,
     jobs: int | None = None,
     meanwhile=None,
-) -> list[Page]:
-    """Return a Page per source, parsing only those whose parse key differs from the memo's.
-
-    When the watcher named every change and nothing all pages share moved, only the sources the
-    load stage read again ("unparsed") are keyed; the others are the same objects as last time, so
-    their keys are too. Problems of kept pages are reported again, in path order as in a full build.
-    Pages are parsed in `jobs` processes (None: one per core); `meanwhile()` runs in this process
-    while they are (see parallel.parallel_map).
-    Records "parsed" (the paths parsed now) and adds them to "reparsed" and "relink" (for render, link)."""
-    records = memo.records
-    shared = shared_parse_inputs(ctx, memo, changes)
-    if records.get("parsed with") is not md:  # another parser: no kept page holds its syntax
-        memo.clear("page")
-        records["with problems"] = {}
-    if changes.known and shared == records.get("parse inputs") and records.get("parsed with") is md:
-        loaded = records["sources"]
-        candidates = [loaded[path] for path in sorted(records.get("unparsed", ())) if path in loaded]
-    else:
-        candidates = sources
-    records.update({"parse inputs": shared, "parsed with": md, "unparsed": set()})
-    with_problems: dict[str, list] = records.setdefault("with problems", {})
-    kept = memo.table("page")  # path → (parse key, Page, its problems, short hash of the key)
-    keys = {s.path: parse_key(s, shared, memo) for s in candidates}
-    todo = [s for s in candidates if kept.get(s.path, ((),))[0] != keys[s.path]]
-    for source, (page, items) in zip(todo, parse_many(md, todo, ctx, jobs, meanwhile)):
-        memo.put("page", source.path, (keys[source.path], page, items, digest(keys[source.path])))
-        with_problems.pop(source.path, None)
-        if items:
-            with_problems[source.path] = items
-    if len(memo.table("page")) != len(sources) or candidates is sources:  # a source is gone: forget its page
-        memo.keep_only("page", [s.path for s in sources])
-        records["with problems"] = with_problems = {
-            s.path: with_problems[s.path] for s in sources if s.path in with_problems
-        }
-    records["parsed"] = [s.path for s in todo]
-    records.setdefault("reparsed", set()).update(records["parsed"])
-    records.setdefault("relink", set()).update(records["parsed"])
-    for path in sorted(with_problems):  # sources come sorted by path: the order of a full build
-        problems.items.extend(with_problems[path])
-    kept = memo.table("page")
-    return [kept[s.path][1] for s in sources]
-
-
-def shared_parse_inputs(ctx: ParseContext, memo: Memo, changes: Changes) -> dict:
-    """Return what parsing may consult beside a page's own text, as hashes: "all" for every page,
-    "calc" for pages with {calc}, "widgets" for pages with widgets."""
-    root, records = ctx.root, memo.records
+) -> tuple[list[Page], ParseRecord]:
+    """Return a Page per source and the new ParseRecord, parsing only the sources whose parse key
+    differs from their kept page's (incremental.plan_parse). Problems of kept pages are reported
+    again, in path order as in a full build. Pages are parsed in `jobs` processes (None: one per
+    core); `meanwhile()` runs in this process while they are (see parallel.parallel_map)."""
     code = ctx.extra.get("calc")  # calc.CourseCode: the way to the course's Python package
-    name = code.package if code is not None else "kernels"
-    config_text = records.get("config text", "")  # as the load stage read it
-    if records.get("all parse inputs", (None, None))[:2] != (ctx.slug_by_path, config_text):
-        records["all parse inputs"] = (
-            ctx.slug_by_path,
-            config_text,
-            digest(sorted(ctx.slug_by_path.items()), config_text),
-        )
-    media = changes.signature("media", _covers_media, lambda: media_signature(root))
-    return {
-        "all": digest(records["all parse inputs"][2], media),
-        "calc": changes.signature(f"calc {name}", under(name), lambda: tree_signature(root / name)),
-        "widgets": changes.signature(
-            f"widgets {name}",
-            under(name, "widgets", theme.COURSE_TEMPLATES),
-            lambda: tree_signature(root / name, root / "widgets", *theme.folders(root)),
-        ),
-    }
+    package = code.package if code is not None else "kernels"
+    plan = plan_parse(ctx.root, package, sources, kept.sources, kept.config_text, kept.last, kept.memo, kept.changes)
+    results = parse_many(md, plan.todo, ctx, jobs, meanwhile)
+    parsed, record = keep_parsed(plan, results, sources, kept.last, kept.memo)
+    for found in parsed:  # sources come sorted by path: the order of a full build
+        problems.items.extend(found.problems)
+    return [found.page for found in parsed], record
 
 
-def parse_key(source: Source, shared: dict, memo: Memo) -> tuple:
-    """Return the key that changes whenever re-parsing `source` could give a different Page."""
-    loaded = memo.records.get("sources", {}).get(source.path) is source  # else a source the load stage did not give
-    calc, widget = memo.peek("source uses", source.path) if loaded else author_code_uses(source.text)
-    uses = (
-        [shared["all"]] + [shared["calc"]] * calc + [shared["widgets"]] * widget
-    )  # an exercise also carries the theme's worker URL
-    return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
+@dataclass(frozen=True)
+class Kept:
+    """What parse_pages may reuse: the memo's pages, the load's record, the last parse's (None: none)."""
 
-
-def media_signature(root: Path) -> str:
-    """Return a hash of every non-Markdown file next to the sources and under media/."""
-    files = [
-        f
-        for folder in ("lessons", "reviews")
-        if (root / folder).is_dir()
-        for f in sorted((root / folder).rglob("*"))
-        if f.suffix != ".md"
-    ]
-    return tree_signature(*files, root / "media")
-
-
-def _covers_media(path: str) -> bool:
-    """Return whether a changed course path can change media_signature."""
-    top, _, rest = path.partition("/")
-    return top == "media" or (top in SOURCE_DIRS and not rest.endswith(".md"))
+    memo: Memo
+    changes: Changes
+    sources: SourcesRead
+    config_text: str | None
+    last: ParseRecord | None
 
 
 def parse_one(md: CourseParser, source: Source, ctx: ParseContext) -> tuple:

@@ -15,8 +15,8 @@ from helpers import run_cli
 
 from coursegen import author_code
 from coursegen.author_code import AuthorCodeStopped, Limits, call
-from coursegen.cache import BuildCache
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.session import Session
 
 FAST = Limits(seconds=0.5)
 
@@ -213,8 +213,8 @@ def test_the_pool_worker_of_a_large_build_starts_its_own_worker(mini_course, tmp
         units.append(f"  - slug: extra-{number}\n")
     course = mini_course / "course.yaml"
     course.write_text(course.read_text().replace("  - slug: check\n", "".join(units) + "  - slug: check\n"))
-    both = build_site(mini_course, BuildOptions(jobs=2), BuildCache()).outputs
-    one = build_site(mini_course, BuildOptions(jobs=1), BuildCache()).outputs
+    both = build_site(mini_course, BuildOptions(jobs=2), Session()).outputs
+    one = build_site(mini_course, BuildOptions(jobs=1), Session()).outputs
     assert both == one
     assert len(set(starts.read_text().split())) == 2  # this process's worker, and the fork's own
     assert ">17</span>" in both["extra-4.html"].decode()

@@ -1,4 +1,4 @@
-"""The build's memo: bounded per kind, the only cache that outlives a build, cold in a fresh BuildCache."""
+"""The build's memo: bounded per kind, the only cache that outlives a build, cold in a fresh Session."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import re
 import threading
 from pathlib import Path
 
-from coursegen.cache import BuildCache
 from coursegen.memo import Memo, active, building, memoized
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.session import Session
 
 ENGINE = Path(__file__).resolve().parents[2] / "coursegen"
 
@@ -55,20 +55,20 @@ def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeyp
     monkeypatch.setattr(assets, "_theme_assets", lambda stamps: made.append(1) or real_assets(stamps))
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text() + "\n```python\nx = 1\n```\n\nMath $x^2$.\n")
-    cache, one = BuildCache(), BuildOptions(jobs=1)  # one process: the memo counts are this one's
+    cache, one = Session(), BuildOptions(jobs=1)  # one process: the memo counts are this one's
     first = build_site(mini_course, one, cache).outputs
     assert made == [1]  # the theme's assets were read once, though three steps asked for them
     assert cache.memo.peek("lexer", "python") is not None and cache.memo.peek("mathml", ("x^2", "inline"))
     assert build_site(mini_course, one, cache).outputs == first and made == [1]  # warm: nothing read again
-    assert build_site(mini_course, one, BuildCache()).outputs == first and made == [1, 1]  # cold
+    assert build_site(mini_course, one, Session()).outputs == first and made == [1, 1]  # cold
     assert build_site(mini_course, one).outputs == first and made == [1, 1, 1]  # no cache: a fresh one
     monkeypatch.setattr(parse, "_latex_to_mathml", lambda latex, **options: converted.append(latex) or "<math/>")
-    build_site(mini_course, one, BuildCache())
+    build_site(mini_course, one, Session())
     assert "x^2" in converted  # nothing of the earlier caches reached this build
 
 
 def test_no_module_of_the_build_keeps_a_cache_of_its_own():
-    """Every build-process cache is in the memo: functools caches outlive a BuildCache, so none is left."""
+    """Every build-process cache is in the memo: functools caches outlive a Session, so none is left."""
     found = [
         f"{file.relative_to(ENGINE)}:{number}"
         for file in sorted(ENGINE.rglob("*.py"))
@@ -86,7 +86,7 @@ def test_a_kept_build_cache_reads_a_widget_spec_again_only_when_its_files_change
     monkeypatch.setattr(
         spec, "_read_widget", lambda root, folder, shown: read.append(folder.name) or real(root, folder, shown)
     )
-    cache, one = BuildCache(), BuildOptions(jobs=1)
+    cache, one = Session(), BuildOptions(jobs=1)
     first = build_site(sample_course, one, cache).outputs
     widgets = sorted(read)
     assert widgets  # the sample course has widgets, each read once
