@@ -34,12 +34,11 @@ from pathlib import Path
 
 from coursegen.author_code import DEFAULT_SECONDS, shown_limit
 from coursegen.errors import ContentError, Problem, Problems
-from coursegen.memo import memoized
+from coursegen.memo import Memo, remembered
 from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.watchdog import OutOfTime, in_folder, time_limit
 
 HOOKS = ("install", "prepare", "check", "add_files", "csp")
-AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
 EXITS = (SystemExit, KeyboardInterrupt)  # what course code may raise that is no Exception: a failure all the same
 LIMIT_HINT = "make it faster, or raise `limits: {seconds: …}` in course.yaml (default 10)"
 
@@ -48,6 +47,7 @@ class Extension:
     """A feature of the build; override the hooks it needs. `name` keys its `prepare` data."""
 
     name = ""
+    session_hooks: tuple[str, ...] = ()  # the hooks that take the build's session last (see ModuleExtension)
 
     def install(self, md) -> None:
         """Add Markdown syntax to the parser `md`."""
@@ -68,10 +68,15 @@ class Extension:
 
 
 class ModuleExtension(Extension):
-    """A module of hook functions as an Extension: the hooks it defines, no-ops for the others."""
+    """A module of hook functions as an Extension: the hooks it defines, no-ops for the others.
+
+    A built-in feature's module may list in SESSION_HOOKS the hooks that also take the build's
+    session (coursegen.session.Session: its memo, its author-code workers) as a last argument;
+    `with_session` passes it to those alone."""
 
     def __init__(self, module, name: str = ""):
         self.module, self.name = module, name or module.__name__.rsplit(".", 1)[-1]
+        self.session_hooks: tuple[str, ...] = tuple(getattr(module, "SESSION_HOOKS", ()))
         for hook in HOOKS:
             if callable(getattr(module, hook, None)):
                 setattr(self, hook, getattr(module, hook))
@@ -95,6 +100,7 @@ class CourseExtension(ModuleExtension):
         for hook in HOOKS:
             if callable(getattr(module, hook, None)):
                 setattr(self, hook, functools.partial(self._call, hook))
+        self.session_hooks = ()  # a course's hooks take the documented arguments alone
 
     def _call(self, hook: str, *args):
         problems = next((a for a in args if isinstance(a, Problems)), None)
@@ -122,6 +128,11 @@ class CourseExtension(ModuleExtension):
         return Problem(path, line, 0, f"extension '{self.name}' failed in {hook}: {described(err)}", exit_hint(err))
 
 
+def with_session(extension: Extension, hook: str, session, *args):
+    """Call one hook of `extension` with `args`, and the session after them when the hook takes it."""
+    return getattr(extension, hook)(*args, *((session,) if hook in extension.session_hooks else ()))
+
+
 def described(err: BaseException) -> str:
     """Return `Type: message`, or `Type` alone when the message is empty (a bare KeyboardInterrupt)."""
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
@@ -134,8 +145,9 @@ def exit_hint(err: BaseException) -> str:
     return ""
 
 
-def course_extensions(root: Path, config, problems: Problems) -> list[CourseExtension]:
-    """Return the course's extensions from course.yaml, loaded, reporting those that cannot be."""
+def course_extensions(root: Path, config, problems: Problems, session) -> list[CourseExtension]:
+    """Return the course's extensions from course.yaml, loaded, reporting those that cannot be; their
+    files join the session's `extension_files` (a failure there is the course's problem, not a bug)."""
     found = []
     for entry in config.extensions if config else ():
         line = entry_line(root, entry)
@@ -144,7 +156,7 @@ def course_extensions(root: Path, config, problems: Problems) -> list[CourseExte
         late = f"extension '{entry}' did not finish importing within {shown_limit(config.limits.seconds)}"
         try:
             with limited(root, config.limits.seconds, late) as watch:
-                module, name = load(root, entry)
+                module, name = load(root, entry, session.memo)
         except OutOfTime:
             problems.items.append(out_of_time(root, watch.where, late, line))
             continue
@@ -160,7 +172,7 @@ def course_extensions(root: Path, config, problems: Problems) -> list[CourseExte
             continue
         found.append(CourseExtension(module, name, root, config.limits.seconds))
         if getattr(module, "__file__", None):
-            AUTHOR_FILES.add(str(Path(module.__file__).resolve()))
+            session.extension_files.add(str(Path(module.__file__).resolve()))
     return found
 
 
@@ -207,11 +219,12 @@ def _give_up(problem: Problem) -> None:
     os._exit(1)
 
 
-def parse_failure(err: BaseException, path: str, root: Path) -> Problem | None:
+def parse_failure(err: BaseException, path: str, root: Path, author_files) -> Problem | None:
     """Return the problem for a page whose parse failed inside a course extension's code (a rule or
-    role it installed), or None when the failure is not an extension's (a bug: keep the traceback)."""
+    role it installed, in one of `author_files`), or None when the failure is not an extension's (a
+    bug: keep the traceback)."""
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if str(Path(frame.filename).resolve()) in AUTHOR_FILES:
+        if str(Path(frame.filename).resolve()) in author_files:
             return Problem(
                 path,
                 1,
@@ -222,7 +235,7 @@ def parse_failure(err: BaseException, path: str, root: Path) -> Problem | None:
     return None
 
 
-def load(root: Path, entry: str):
+def load(root: Path, entry: str, memo: Memo | None = None):
     """Return (module, short name) for one `extensions:` entry."""
     if entry.endswith(".py"):
         file = (root / entry).resolve()
@@ -230,7 +243,7 @@ def load(root: Path, entry: str):
             raise FileNotFoundError(f"no file {entry} in the course")
         stat = file.stat()  # `serve`: loaded again only when the file changes
         key = (file, stat.st_mtime_ns, stat.st_size)
-        return memoized("extension file", key, lambda: _load_file(*key)), file.stem
+        return remembered(memo, "extension file", key, lambda: _load_file(*key)), file.stem
     with _course_on_path(root):
         return importlib.import_module(entry), entry.rsplit(".", 1)[-1]
 

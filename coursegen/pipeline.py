@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.errors import ContentError, Problem, Problems
-from coursegen.extensions import ModuleExtension, course_extensions
+from coursegen.extensions import ModuleExtension, course_extensions, with_session
 from coursegen.features import anchors, callouts, csp
 from coursegen.features.calc import extension as calc
 from coursegen.features.hosting import offline, robots
@@ -21,7 +21,6 @@ from coursegen.features.questions import extension as questions
 from coursegen.features.search import extension as search
 from coursegen.features.widgets import extension as widgets
 from coursegen.incremental import kept_reader, load_course_config, load_course_sources, render_kept
-from coursegen.memo import building
 from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
 from coursegen.session import Session
@@ -72,11 +71,12 @@ def build_site(root: Path, options: BuildOptions = BuildOptions(), session: Sess
     """Return the built site for the course at `root`, or raise ContentError listing every problem.
 
     Pass the same `session` to successive builds of one course to redo only what changed; without
-    one the build starts from a fresh Session. Its memo is the one deep helpers reach
-    (`memo.memoized`) while this build runs.
+    one the build starts from a fresh Session, closed when it ends.
     """
-    session = session if session is not None else Session()
-    with collector_paused(), building(session.memo):
+    if session is None:  # a build of its own: its workers end with it
+        with contextlib.closing(Session()) as own:
+            return build_site(root, options, own)
+    with collector_paused():
         return _build(root, options, session)
 
 
@@ -99,11 +99,17 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     records.sources = load_course_sources(root, problems, read, records.sources, changes)
     sources = list(records.sources.sources.values())
     if config and records.sources.uses_author_code():  # its worker starts meanwhile
-        calc.warm_up(root, config)
-    extensions = all_extensions(root, config, problems)
+        calc.warm_up(root, config, session)
+    extensions = all_extensions(root, config, problems, session)
     md, fresh_parser = parser(extensions, memo)
     slugs = records.sources.slug_by_path
-    ctx = ParseContext(root=root, slug_by_path=slugs, extra=prepare_extensions(root, config, problems, extensions))
+    ctx = ParseContext(
+        root=root,
+        slug_by_path=slugs,
+        extra=prepare_extensions(root, config, problems, session, extensions),
+        author_files=frozenset(session.extension_files),
+        memo=memo,
+    )
     pages, parse_record = parse_pages(
         md,
         sources,
@@ -129,7 +135,7 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     assets = Assets()
     try:
         for extension in extensions:
-            extension.add_files(course, root, assets, problems)
+            with_session(extension, "add_files", session, course, root, assets, problems)
         problems.raise_if_errors(options.strict)
         assert course is not None  # a course without its config stopped at its problem above
         kept, records.render = render_kept(records, memo, changes), None  # a render that fails leaves no record
@@ -188,15 +194,15 @@ def check_environment(problems: Problems) -> None:
         )
 
 
-def all_extensions(root: Path, config, problems: Problems) -> tuple:
+def all_extensions(root: Path, config, problems: Problems, session: Session) -> tuple:
     """Return the built-in extensions, the course's callouts and its own extensions; offline stays last."""
     extra = [callouts.ExtraCallouts(config.callouts)] if config and config.callouts else []
-    return (*EXTENSIONS[:-1], *extra, *course_extensions(root, config, problems), EXTENSIONS[-1])
+    return (*EXTENSIONS[:-1], *extra, *course_extensions(root, config, problems, session), EXTENSIONS[-1])
 
 
-def prepare_extensions(root: Path, config, problems: Problems, extensions=EXTENSIONS) -> dict:
+def prepare_extensions(root: Path, config, problems: Problems, session: Session, extensions=EXTENSIONS) -> dict:
     """Return each extension's per-build data, keyed by its name."""
-    return {ext.name: ext.prepare(root, config, problems) for ext in extensions}
+    return {ext.name: with_session(ext, "prepare", session, root, config, problems) for ext in extensions}
 
 
 def csp_sources(config, extensions) -> dict[str, list[str]]:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import jinja2
 
+from coursegen.author_code import AuthorCode
 from coursegen.cache import CACHE_FOLDER
 from coursegen.incremental import Changes, Records
 from coursegen.memo import Memo
@@ -39,6 +40,22 @@ class Session:
         self.memo = Memo()
         self.changes = Changes(self.memo)
         self.records = Records()
+        self.author_code = AuthorCode()  # the workers the course's Python runs in
+        self.extension_files: set[str] = set()  # the course extensions' files loaded (extensions.course_extensions)
+        self.background = None  # serve's search index, made beside the rebuilds (search.index_beside_rebuilds)
+
+    def close(self) -> None:
+        """End the session's worker processes (dropping the session does so too)."""
+        self.author_code.close()
+
+    def afresh(self) -> Session:
+        """Return a session that keeps none of this one's builds, but its workers, compiled templates,
+        serve's background index and the watcher's trust (serve: a course extension's code changed)."""
+        fresh = Session(self.compiled_templates)
+        fresh.author_code, fresh.background = self.author_code, self.background
+        if self.changes.watched:
+            fresh.trust_watcher()
+        return fresh
 
     def trust_watcher(self) -> None:
         """From the next build on, look again only at the paths `note_changes` names (serve calls this once

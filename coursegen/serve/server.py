@@ -211,7 +211,7 @@ class LiveServer:
         self.threads: list[threading.Thread] = []
         self.building = threading.Lock()  # rebuilds come from the watcher and from the search index
         search.index_beside_rebuilds(
-            root, self._index_ready, self.building
+            self.cache, self._index_ready, self.building
         )  # an edited page shows before its index is made
 
     @property
@@ -226,7 +226,7 @@ class LiveServer:
 
     def _rebuild(self, changed: Sequence[str]) -> dict:
         started = time.perf_counter()
-        if reload.touches_extensions(self.root, changed, self._package()):
+        if reload.touches_extensions(self.root, changed, self._package(), self.cache.extension_files):
             self._start_afresh()
         self.cache.note_changes(self.root, changed)
         try:
@@ -261,10 +261,7 @@ class LiveServer:
     def _start_afresh(self) -> None:
         """Forget everything the last builds kept: an extension's code changed, and every page may depend on it."""
         reload.forget_course_modules(self.root, self._package())
-        watching = self.cache.changes.watched
-        self.cache = command_session(self.root)
-        if watching:
-            self.cache.trust_watcher()
+        self.cache = self.cache.afresh()
 
     def _also_watched(self) -> list[Path]:
         """Return what the build reads from folders the watcher passes over: a self-hosted Pyodide."""
@@ -316,7 +313,8 @@ class LiveServer:
     def stop(self) -> None:
         """Stop watching and serving; end the event streams."""
         self.stopping.set()
-        search.index_within_builds(self.root)
+        search.index_within_builds(self.cache)
+        self.cache.close()  # the course's Python workers
         self.channel.close()
         self.server.shutdown()
         self.server.server_close()

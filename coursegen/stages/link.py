@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from coursegen.errors import Problems, did_you_mean
 from coursegen.incremental import LinkRecord
-from coursegen.memo import memoized
 from coursegen.model import Course, Page, Unit
 from coursegen.stages.config import CONFIG_NAME, CourseConfig
 from coursegen.stages.parse import element_ids
@@ -120,11 +119,7 @@ class _LazyIds(dict):
 
 def page_ids(page: Page) -> frozenset[str]:
     """Return every element id on a page: found while parsing, or here for a page made without the parser."""
-    return page.derived["ids"] if "ids" in page.derived else _ids_in(page.html)
-
-
-def _ids_in(html: str) -> frozenset[str]:
-    return memoized("element ids", html, lambda: element_ids(html))
+    return page.derived["ids"] if "ids" in page.derived else element_ids(page.html)
 
 
 def check_links(course: Course, problems: Problems, units=None) -> None:

@@ -35,7 +35,7 @@ from coursegen.errors import Problems, did_you_mean
 from coursegen.extensions import parse_failure
 from coursegen.features.csp import page_resources
 from coursegen.incremental import Changes, ParseRecord, SourcesRead, keep_parsed, plan_parse
-from coursegen.memo import Memo, memoized
+from coursegen.memo import Memo, remembered
 from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
@@ -67,6 +67,8 @@ class ParseContext:
     root: Path
     slug_by_path: dict[str, str]  # "lessons/02-kda.md" → "kda"
     extra: dict = field(default_factory=dict)  # per-extension data (widget registry, …)
+    author_files: frozenset[str] = frozenset()  # the course extensions' files: a failure there is a problem
+    memo: Memo | None = None  # the session's, for what parse rules keep across pages (highlighted code)
 
 
 class CourseRenderer(RendererHTML):
@@ -83,15 +85,28 @@ class CourseParser(MarkdownIt):
     page_analysers: dict[str, Callable]  # name → analyse(html, source), see make_markdown
     container_rules: list[Callable]  # the ::: blocks' rules, tried by one rule (register_block)
     role_handlers: dict[str, Callable]  # inline roles such as {calc} (roles.register_role)
+    memo: Memo | None  # the session's: lexers, formulas and math checks repeat across pages and builds
 
 
-def make_markdown(extensions=()) -> CourseParser:
-    """Return the configured parser with our plugins and the given extension modules installed."""
-    md = CourseParser("commonmark", {"highlight": highlight_code, "typographer": False}, renderer_cls=CourseRenderer)
+def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
+    """Return the configured parser with our plugins and the given extension modules installed; its
+    highlighter and formulas are kept in `memo` (None: computed every time)."""
+
+    def highlight(code: str, lang: str, attrs) -> str:
+        return highlight_code(code, lang, attrs, memo)
+
+    def math(latex: str, options) -> str:
+        return render_math(latex, options, memo)
+
+    def display_math(self, tokens, idx: int, options, env) -> str:
+        return render_display_math(self, tokens, idx, options, env, memo)
+
+    md = CourseParser("commonmark", {"highlight": highlight, "typographer": False}, renderer_cls=CourseRenderer)
+    md.memo = memo
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
-    md.use(dollarmath_plugin, renderer=render_math, allow_space=False, allow_digits=False)
-    md.add_render_rule("math_block", render_display_math)
+    md.use(dollarmath_plugin, renderer=math, allow_space=False, allow_digits=False)
+    md.add_render_rule("math_block", display_math)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
     md.renderer.fence_handlers = {}
     md.block_names = set()
@@ -116,7 +131,7 @@ def parser(extensions, memo: Memo) -> tuple[CourseParser, bool]:
     made: list[CourseParser] = []
 
     def make() -> CourseParser:
-        made.append(make_markdown(extensions))
+        made.append(make_markdown(extensions, memo))
         return made[0]
 
     md = memo.get("parser", extensions, make)
@@ -165,7 +180,7 @@ def parse_one(md: CourseParser, source: Source, ctx: ParseContext) -> tuple:
     try:
         page = parse_source(md, source, ctx, problems)
     except (Exception, SystemExit, KeyboardInterrupt) as err:  # a course extension's rule may exit, too
-        problem = parse_failure(err, source.path, ctx.root)
+        problem = parse_failure(err, source.path, ctx.root, ctx.author_files)
         if problem is None:
             raise
         problems.items.append(problem)
@@ -323,16 +338,16 @@ def _containers(state, start_line: int, end_line: int, silent: bool) -> bool:
     return any(rule(state, start_line, end_line, silent) for rule in state.md.container_rules)
 
 
-def highlight_code(code: str, lang: str, _attrs) -> str:
+def highlight_code(code: str, lang: str, _attrs, memo: Memo | None = None) -> str:
     """Return Pygments-highlighted HTML for a fenced block, or '' to use the plain renderer."""
     if not lang:
         return ""
-    lexer = _lexer(lang)
+    lexer = _lexer(lang, memo)
     if lexer is None:
         return ""
     from pygments import highlight
 
-    body = highlight(code, lexer, _formatter())
+    body = highlight(code, lexer, _formatter(memo))
     return f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">{body}</code></pre>'
 
 
@@ -340,20 +355,21 @@ def highlight_code(code: str, lang: str, _attrs) -> str:
 # milliseconds, which a build on two processes then pays in both at once rather than before it
 # splits, and a course without code or math never pays.
 
-# The formatter, lexers and formulas are kept in the build's memo (memoized: a formula or a
-# language repeats across pages, and a formatter costs more to make than a short highlight).
+# The formatter, lexers and formulas are kept in the session's memo, passed down from the parser
+# (a formula or a language repeats across pages, and a formatter costs more to make than a short
+# highlight).
 
 
-def _formatter():
+def _formatter(memo: Memo | None):
     def make():
         from pygments.formatters import HtmlFormatter
 
         return HtmlFormatter(nowrap=True)
 
-    return memoized("pygments formatter", None, make)
+    return remembered(memo, "pygments formatter", None, make)
 
 
-def _lexer(lang: str):
+def _lexer(lang: str, memo: Memo | None):
     """Return the Pygments lexer for a fence language, or None when Pygments has none."""
 
     def find():
@@ -365,7 +381,7 @@ def _lexer(lang: str):
         except ClassNotFound:
             return None
 
-    return memoized("lexer", lang, find)
+    return remembered(memo, "lexer", lang, find)
 
 
 def _latex_to_mathml(latex: str, **options) -> str:
@@ -374,26 +390,26 @@ def _latex_to_mathml(latex: str, **options) -> str:
     return latex2mathml.converter.convert(latex, **options)
 
 
-def render_math(latex: str, options) -> str:
+def render_math(latex: str, options, memo: Memo | None = None) -> str:
     """Return MathML for a `$…$` or `$$…$$` span (display mode for the latter)."""
-    return _mathml(latex, "block" if options.get("display_mode") else "inline")
+    return _mathml(latex, "block" if options.get("display_mode") else "inline", memo)
 
 
-def render_display_math(self, tokens, idx: int, options, env) -> str:
+def render_display_math(self, tokens, idx: int, options, env, memo: Memo | None = None) -> str:
     """Render a `$$…$$` block as a focusable scroll box: a formula wider than a phone scrolls sideways,
     and a keyboard can reach it to do so (as with highlighted code)."""
-    content = render_math(tokens[idx].content.strip(), {"display_mode": True})
+    content = render_math(tokens[idx].content.strip(), {"display_mode": True}, memo)
     return f'<div class="math block" tabindex="0">\n{content}\n</div>\n'
 
 
-def _mathml(latex: str, display: str) -> str:
+def _mathml(latex: str, display: str, memo: Memo | None) -> str:
     def convert() -> str:
         try:
             return _latex_to_mathml(latex, display=display)
         except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
             return f'<code class="math-error">{escapeHtml(latex)}</code>'
 
-    return memoized("mathml", (latex, display), convert)
+    return remembered(memo, "mathml", (latex, display), convert)
 
 
 # ---- core rules: links, misspelled or unclosed blocks, math -------------------------------
@@ -532,18 +548,18 @@ def _check_blocks_and_math(state) -> None:
         if has_math and (token.type.startswith("math_block") or token.type == "inline"):
             for item in (token,) if token.type != "inline" else token.children or ():
                 if item.type.startswith("math_") and item.content.strip():
-                    _check_math(item.content.strip(), line, env)
+                    _check_math(item.content.strip(), line, env, state.md.memo)
 
 
-def _check_math(latex: str, line: int, env: dict) -> None:
-    reason = _math_problem(latex)
+def _check_math(latex: str, line: int, env: dict, memo: Memo | None) -> None:
+    reason = _math_problem(latex, memo)
     if reason:
         env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
 
 
-def _math_problem(latex: str) -> str:
-    """Return why latex2mathml cannot read `latex`, or '' when it can (memoized: formulas repeat)."""
-    return memoized("math problem", latex, lambda: _find_math_problem(latex))
+def _math_problem(latex: str, memo: Memo | None) -> str:
+    """Return why latex2mathml cannot read `latex`, or '' when it can (kept in `memo`: formulas repeat)."""
+    return remembered(memo, "math problem", latex, lambda: _find_math_problem(latex))
 
 
 def _find_math_problem(latex: str) -> str:

@@ -126,7 +126,7 @@ def render_site(
         kept = RenderKept(memo, Changes(memo))
     memo = kept.memo
     env = environment(theme.folders(root), memo, compiled)
-    assets = course_theme_assets(root, course.config)
+    assets = course_theme_assets(root, course.config, memo)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
         assets.urls.update(extra_assets.urls)
@@ -181,7 +181,7 @@ def warm_up_rendering(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | N
             env.get_template(name)
         except jinja2.TemplateError:
             pass
-    load_theme_assets(root)
+    load_theme_assets(root, memo)
 
 
 def _asset_url(assets: Assets):

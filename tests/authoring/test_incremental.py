@@ -140,6 +140,7 @@ def test_asset_urls_are_filled_in_after_rendering(mini_course):
 
 def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     from coursegen.errors import Problems
+    from coursegen.extensions import with_session
     from coursegen.incremental import Changes, RenderKept, SourcesRead
     from coursegen.memo import Memo
     from coursegen.pipeline import EXTENSIONS, prepare_extensions
@@ -153,13 +154,15 @@ def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     root, problems, memo = sample_course, Problems(), Memo()
     changes = Changes(memo)
     config, sources = load_config(root, problems), load_sources(root, problems)
-    ctx = ParseContext(root, {s.path: s.slug for s in sources}, prepare_extensions(root, config, problems))
+    session = Session()
+    extra = prepare_extensions(root, config, problems, session)
+    ctx = ParseContext(root, {s.path: s.slug for s in sources}, extra, memo=memo)
     kept = Kept(memo, changes, SourcesRead.of(sources), None, None)
     pages, _ = parse_pages(parser(EXTENSIONS, memo)[0], sources, ctx, problems, kept)
     course = link_course(config, pages, problems)
     assets = Assets()
     for extension in EXTENSIONS:
-        extension.add_files(course, root, assets, problems)
+        with_session(extension, "add_files", session, course, root, assets, problems)
     first, record = render_site(course, root, RenderOptions(), assets, kept=RenderKept(memo, changes))
     assert record.rerendered  # the memo was cold: every page rendered
     again, record = render_site(course, root, RenderOptions(), assets, kept=RenderKept(memo, changes, record))

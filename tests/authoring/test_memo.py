@@ -1,12 +1,14 @@
-"""The build's memo: bounded per kind, the only cache that outlives a build, cold in a fresh Session."""
+"""The build's memo: bounded per kind, every kind declared, the only cache that outlives a build, cold in a
+fresh Session; and no module of the build process keeps state of its own."""
 
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
 
-from coursegen.memo import Memo, active, building, memoized
+import pytest
+
+from coursegen.memo import SIZES, Memo, UndeclaredKind, remembered
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import Session
 
@@ -14,7 +16,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "coursegen"
 
 
 def test_each_kind_keeps_its_most_recently_used_entries_up_to_its_size():
-    memo = Memo(sizes={"small": 2})
+    memo = Memo(sizes={"small": 2})  # a kind declared for this memo alone
     for key in ("a", "b"):
         memo.put("small", key, key.upper())
     assert memo.get("small", "a", lambda: "never") == "A"  # a hit: "a" is now the most recent
@@ -27,24 +29,58 @@ def test_each_kind_keeps_its_most_recently_used_entries_up_to_its_size():
     assert len(memo.table("lexer")) == memo.sizes["lexer"]
 
 
-def test_helpers_reach_the_memo_of_the_build_in_progress_and_compute_outside_one():
+def test_every_kind_has_a_declared_size_and_an_undeclared_one_fails_at_once():
+    memo = Memo()
+    for use in (
+        lambda: memo.get("no such kind", "key", lambda: 1),
+        lambda: memo.put("no such kind", "key", 1),
+        lambda: memo.peek("no such kind", "key"),
+        lambda: memo.clear("no such kind"),
+    ):
+        with pytest.raises(UndeclaredKind, match="'no such kind' has no size"):
+            use()
+    assert memo.tables == {}
+
+
+def test_every_kind_the_engine_names_is_declared():
+    """Each kind named in a memo call in coursegen's source is in SIZES (a misspelt one would fail only
+    on the path that uses it)."""
+    call = re.compile(r'(?:remembered\(\s*[\w.]+,|memo\.(?:get|put|peek|pop|table|clear|keep_only)\()\s*"([^"]+)"')
+    named = {kind for file in ENGINE.rglob("*.py") for kind in call.findall(file.read_text())}
+    assert {"page", "rendered", "theme assets", "offline digests"} <= named  # the pattern finds them
+    assert sorted(named - set(SIZES)) == []
+
+
+def test_helpers_compute_without_a_memo_and_keep_their_answer_in_one():
     calls = []
 
     def compute():
         calls.append(1)
         return len(calls)
 
-    assert memoized("kind", "key", compute) == 1 and memoized("kind", "key", compute) == 2  # no build: computed
+    assert remembered(None, "lexer", "key", compute) == 1 and remembered(None, "lexer", "key", compute) == 2
     memo = Memo()
-    with building(memo):
-        assert active() is memo
-        assert memoized("kind", "key", compute) == 3 and memoized("kind", "key", compute) == 3
-        seen = []
-        thread = threading.Thread(target=lambda: seen.append(active()))  # another thread is in no build
-        thread.start()
-        thread.join()
-        assert seen == [None]
-    assert active() is None and memo.peek("kind", "key") == 3
+    assert remembered(memo, "lexer", "key", compute) == 3 and remembered(memo, "lexer", "key", compute) == 3
+
+
+def test_the_build_process_keeps_no_mutable_module_global():
+    """What lives across builds is the session's: no module of the build process holds a mutable
+    global (a dict, list or set assigned at module level and changed later) or a context variable.
+    The worker process's own tables (calc, widgets/baking) and parallel's fork-inherited work say why
+    they are per-process where they are defined."""
+    allowed = {
+        "features/calc/extension.py": {"_NAMES", "_LOADED"},
+        "features/widgets/baking.py": {"_MODULES", "_NAMESPACES"},
+    }
+    found = []
+    for file in sorted(ENGINE.rglob("*.py")):
+        text, shown = file.read_text(), file.relative_to(ENGINE).as_posix()
+        if "contextvars" in text or (re.search(r"^\s*global\s", text, re.M) and shown != "parallel.py"):
+            found.append(shown)
+        for name in re.findall(r"^(_?[A-Z][A-Z0-9_]*)(?:: [^=]+)? = (?:\{\}|\[|set\(\)|dict\(\))", text, re.M):
+            if name not in allowed.get(shown, ()):
+                found.append(f"{shown}: {name}")
+    assert found == []
 
 
 def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeypatch):
@@ -52,7 +88,7 @@ def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeyp
     import coursegen.stages.parse as parse
 
     made, real_assets, converted = [], assets._theme_assets, []
-    monkeypatch.setattr(assets, "_theme_assets", lambda stamps: made.append(1) or real_assets(stamps))
+    monkeypatch.setattr(assets, "_theme_assets", lambda stamps, memo: made.append(1) or real_assets(stamps, memo))
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text() + "\n```python\nx = 1\n```\n\nMath $x^2$.\n")
     cache, one = Session(), BuildOptions(jobs=1)  # one process: the memo counts are this one's

@@ -229,7 +229,7 @@ def test_the_index_is_made_while_another_process_renders_when_rendering_is_share
 
     steps: list[str] = []
     made, units = extension.index_files, render.render_units
-    monkeypatch.setattr(extension, "index_files", lambda course: (steps.append("index"), made(course))[1])
+    monkeypatch.setattr(extension, "index_files", lambda course, memo: (steps.append("index"), made(course, memo))[1])
     monkeypatch.setattr(
         render, "render_units", lambda *a: (steps.append("render"), units(*a), steps.append("rendered"))[1]
     )

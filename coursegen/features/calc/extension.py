@@ -36,17 +36,19 @@ LIMIT_HINT = "each call of the course's Python may run for `limits: {seconds: �
 FORMAT_HINT = "use a Python format spec such as .2f, ',' or .3g, or sci:N, then an optional unit (.2f nats)"
 SCI_TEXT = re.compile(r"^([-+]?[\d.]+)\s*(?:[×x]\s*10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)|[eE]([-+]?\d+))$")
 
+SESSION_HOOKS = ("prepare",)  # these hooks also take the build's session (extensions.ModuleExtension)
+
 
 def install(md) -> None:
     """Register the `{calc}` role."""
     register_role(md, "calc", render_calc)
 
 
-def prepare(root: Path, config, problems) -> CourseCode:
+def prepare(root: Path, config, problems, session) -> CourseCode:
     """Return the way to the course's own Python for this build (its package, under the time limit)."""
     if config is None:
-        return CourseCode(root, Limits())
-    return CourseCode(root, config.limits, config.python.package)
+        return CourseCode(root, session.author_code, Limits())
+    return CourseCode(root, session.author_code, config.limits, config.python.package)
 
 
 def render_calc(token, env: dict, line: int) -> str:
@@ -64,9 +66,9 @@ def render_calc(token, env: dict, line: int) -> str:
     return f'<span class="calc" data-calc="{escapeHtml(expression)}">{escapeHtml(text)}</span>'
 
 
-def warm_up(root: Path, config) -> None:
+def warm_up(root: Path, config, session) -> None:
     """Start the course's author-code worker and its import of the kernels now (see CourseCode.warm_up)."""
-    prepare(root, config, None).warm_up()
+    prepare(root, config, None, session).warm_up()
 
 
 class CourseCode:
@@ -77,8 +79,9 @@ class CourseCode:
     later calls get the same error at once instead of waiting out the limit again.
     """
 
-    def __init__(self, root: Path, limits: Limits, package: str = "kernels"):
+    def __init__(self, root: Path, runtime: author_code.AuthorCode, limits: Limits, package: str = "kernels"):
         self.root, self.limits, self.package = root, limits, package  # package: the folder/import name
+        self.runtime = runtime  # the session's workers
         self.build = os.urandom(8).hex()  # the worker keeps what one build set up (widget namespaces) for it alone
         self._setup: tuple | None = None
 
@@ -94,7 +97,7 @@ class CourseCode:
     def warm_up(self) -> None:
         """Start the worker and its import of the kernels while the build does other work."""
         if kernels_folder(self.root, self.package).is_dir():
-            author_code.warm_up(self.limits, self.root, self.setup)
+            self.runtime.warm_up(self.limits, self.root, self.setup)
 
     def call(self, function, *args):
         """Return `function(root, package, *args, build)` computed in the worker, or raise CalcError, EntryError or
@@ -103,11 +106,11 @@ class CourseCode:
 
     def call_each(self, function, arg_tuples: list[tuple]):
         """Yield `function(root, package, *args, build)` for each of `arg_tuples`, like `call` (see
-        author_code.call_each)."""
+        AuthorCode.call_each)."""
         folder = kernels_folder(self.root, self.package)
         calls = [(self.root, self.package, *args, self.build) for args in arg_tuples]
         try:
-            yield from author_code.call_each(self.limits, self.root, function, calls, setup=self.setup)
+            yield from self.runtime.call_each(self.limits, self.root, function, calls, setup=self.setup)
         except author_code.SetupFailed as failed:
             err = failed.error
             if isinstance(err, AuthorCodeStopped):
@@ -265,6 +268,8 @@ def names_for_build(root: Path, package: str, build: str) -> dict[str, types.Mod
     return _NAMES[1]
 
 
+# The worker process's own tables, never the build's: the worker imports the course's kernels once and
+# answers every call of its session's builds from them (per process by nature: each worker has its own).
 _NAMES: list = [None, {}]  # [(root, package, build), its names], in the worker
 
 
@@ -318,7 +323,7 @@ def kernels_folder(root: Path, package: str = "kernels") -> Path:
     return root / package
 
 
-_LOADED: dict[str, str] = {}  # kernels folder → name of the package loaded from it
+_LOADED: dict[str, str] = {}  # kernels folder → name of the package loaded from it (in the worker, as _NAMES)
 
 
 def _forget(name: str) -> None:
