@@ -315,6 +315,17 @@ def load_course_sources(
 
 
 @dataclass(frozen=True)
+class ParseKept:
+    """What parse_pages may reuse: the memo's pages, the load's record, the last parse's (None: none)."""
+
+    memo: Memo
+    changes: Changes
+    sources: SourcesRead
+    config_text: str | None
+    last: ParseRecord | None
+
+
+@dataclass(frozen=True)
 class ParsePlan:
     """The sources to parse again, with every candidate's key, and what they were keyed against."""
 

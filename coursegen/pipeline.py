@@ -20,14 +20,14 @@ from coursegen.features.hosting import offline, robots
 from coursegen.features.questions import extension as questions
 from coursegen.features.search import extension as search
 from coursegen.features.widgets import extension as widgets
-from coursegen.incremental import kept_reader, load_course_config, load_course_sources, render_kept
+from coursegen.incremental import ParseKept, kept_reader, load_course_config, load_course_sources, render_kept
 from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
 from coursegen.session import Session
 from coursegen.stages.assets import Assets
 from coursegen.stages.link import link_pages
 from coursegen.stages.load import check_files
-from coursegen.stages.parse import Kept, ParseContext, parse_pages, parser
+from coursegen.stages.parse import ParseContext, parse_pages, parser
 from coursegen.stages.render import RenderOptions, missing_templates, render_site, template_problem, warm_up_rendering
 from coursegen.theme import appearance, messages
 
@@ -115,7 +115,7 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
         sources,
         ctx,
         problems,
-        Kept(memo, changes, records.sources, records.config.text, None if fresh_parser else records.parse),
+        ParseKept(memo, changes, records.sources, records.config.text, None if fresh_parser else records.parse),
         jobs=options.jobs,
         meanwhile=lambda: warm_up_rendering(root, memo, session.compiled_templates),
     )

@@ -34,7 +34,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from coursegen.errors import Problems, did_you_mean
 from coursegen.extensions import parse_failure
 from coursegen.features.csp import page_resources
-from coursegen.incremental import Changes, ParseRecord, SourcesRead, keep_parsed, plan_parse
+from coursegen.incremental import ParseKept, ParseRecord, keep_parsed, plan_parse
 from coursegen.memo import Memo, remembered
 from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
@@ -145,7 +145,7 @@ def parse_pages(
     sources: list[Source],
     ctx: ParseContext,
     problems: Problems,
-    kept: Kept,
+    kept: ParseKept,
     jobs: int | None = None,
     meanwhile=None,
 ) -> tuple[list[Page], ParseRecord]:
@@ -161,17 +161,6 @@ def parse_pages(
     for found in parsed:  # sources come sorted by path: the order of a full build
         problems.items.extend(found.problems)
     return [found.page for found in parsed], record
-
-
-@dataclass(frozen=True)
-class Kept:
-    """What parse_pages may reuse: the memo's pages, the load's record, the last parse's (None: none)."""
-
-    memo: Memo
-    changes: Changes
-    sources: SourcesRead
-    config_text: str | None
-    last: ParseRecord | None
 
 
 def parse_one(md: CourseParser, source: Source, ctx: ParseContext) -> tuple:

@@ -141,14 +141,14 @@ def test_asset_urls_are_filled_in_after_rendering(mini_course):
 def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     from coursegen.errors import Problems
     from coursegen.extensions import with_session
-    from coursegen.incremental import Changes, RenderKept, SourcesRead
+    from coursegen.incremental import Changes, ParseKept, RenderKept, SourcesRead
     from coursegen.memo import Memo
     from coursegen.pipeline import EXTENSIONS, prepare_extensions
     from coursegen.stages.assets import Assets
     from coursegen.stages.config import load_config
     from coursegen.stages.link import link_course
     from coursegen.stages.load import load_sources
-    from coursegen.stages.parse import Kept, ParseContext, parse_pages, parser
+    from coursegen.stages.parse import ParseContext, parse_pages, parser
     from coursegen.stages.render import RenderOptions, render_site
 
     root, problems, memo = sample_course, Problems(), Memo()
@@ -157,7 +157,7 @@ def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     session = Session()
     extra = prepare_extensions(root, config, problems, session)
     ctx = ParseContext(root, {s.path: s.slug for s in sources}, extra, memo=memo)
-    kept = Kept(memo, changes, SourcesRead.of(sources), None, None)
+    kept = ParseKept(memo, changes, SourcesRead.of(sources), None, None)
     pages, _ = parse_pages(parser(EXTENSIONS, memo)[0], sources, ctx, problems, kept)
     course = link_course(config, pages, problems)
     assets = Assets()
@@ -367,3 +367,20 @@ def test_a_watched_edit_of_a_draft_equals_a_full_build(mini_course):
         got, before = watched_build(mini_course, cache, before)
         assert got == outcome(mini_course)
         append(mini_course / "lessons" / "02-second.md", "\nA draft's new line.\n")
+
+
+def test_the_records_of_a_build_are_plain_data_that_pickle(sample_course):
+    """The records a later on-disk cache would save: every stage's record pickles and comes back equal
+    in what the next build compares (the live parser and Jinja environment stay in the memo)."""
+    import pickle
+
+    cache = Session()
+    build_site(sample_course, BuildOptions(jobs=1), session=cache)
+    records = cache.records
+    assert None not in (records.config, records.sources, records.parse, records.link, records.render)
+    back = pickle.loads(pickle.dumps(records))
+    assert back.sources.sources == records.sources.sources and back.parse == records.parse
+    assert back.render.inputs == records.render.inputs and back.render.headings == records.render.headings
+    assert back.link.linkers == records.link.linkers and back.config.text == records.config.text
+    for kind in ("page", "rendered", "filled"):
+        assert pickle.loads(pickle.dumps(cache.memo.table(kind))).keys() == cache.memo.table(kind).keys()

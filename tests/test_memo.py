@@ -12,7 +12,7 @@ from coursegen.memo import SIZES, Memo, UndeclaredKind, remembered
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import Session
 
-ENGINE = Path(__file__).resolve().parents[2] / "coursegen"
+ENGINE = Path(__file__).resolve().parents[1] / "coursegen"
 
 
 def test_each_kind_keeps_its_most_recently_used_entries_up_to_its_size():
