@@ -325,6 +325,13 @@ class ParseKept:
     last: ParseRecord | None
 
 
+def parse_kept(records: Records, memo: Memo, changes: Changes, fresh_parser: bool) -> ParseKept:
+    """Return the ParseKept of `records` (after this build's load); nothing of the last parse when the
+    parser is new (no kept page holds its syntax)."""
+    assert records.sources is not None and records.config is not None  # the load stage ran first
+    return ParseKept(memo, changes, records.sources, records.config.text, None if fresh_parser else records.parse)
+
+
 @dataclass(frozen=True)
 class ParsePlan:
     """The sources to parse again, with every candidate's key, and what they were keyed against."""
@@ -431,6 +438,26 @@ def _covers_media(path: str) -> bool:
     """Return whether a changed course path can change media_signature."""
     top, _, rest = path.partition("/")
     return top == "media" or (top in SOURCE_DIRS and not rest.endswith(".md"))
+
+
+# ---- link -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinkKept:
+    """What link_pages may reuse: the last link's record (None when the watcher did not name every
+    change), with this build's slugs and the pages it parsed again."""
+
+    slug_by_path: dict[str, str]
+    last: LinkRecord | None
+    reparsed: list[Page]
+
+
+def link_kept(records: Records, memo: Memo, changes: Changes) -> LinkKept:
+    """Return the LinkKept of `records` (after this build's parse)."""
+    assert records.sources is not None and records.parse is not None  # the parse stage ran first
+    reparsed = [memo.peek("page", path).page for path in records.parse.parsed]
+    return LinkKept(records.sources.slug_by_path, records.link if changes.known else None, reparsed)
 
 
 # ---- render ---------------------------------------------------------------------------------

@@ -20,7 +20,14 @@ from coursegen.features.hosting import offline, robots
 from coursegen.features.questions import extension as questions
 from coursegen.features.search import extension as search
 from coursegen.features.widgets import extension as widgets
-from coursegen.incremental import ParseKept, kept_reader, load_course_config, load_course_sources, render_kept
+from coursegen.incremental import (
+    kept_reader,
+    link_kept,
+    load_course_config,
+    load_course_sources,
+    parse_kept,
+    render_kept,
+)
 from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
 from coursegen.session import Session
@@ -102,10 +109,9 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
         calc.warm_up(root, config, session)
     extensions = all_extensions(root, config, problems, session)
     md, fresh_parser = parser(extensions, memo)
-    slugs = records.sources.slug_by_path
     ctx = ParseContext(
         root=root,
-        slug_by_path=slugs,
+        slug_by_path=records.sources.slug_by_path,
         extra=prepare_extensions(root, config, problems, session, extensions),
         author_files=frozenset(session.extension_files),
         memo=memo,
@@ -115,16 +121,14 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
         sources,
         ctx,
         problems,
-        ParseKept(memo, changes, records.sources, records.config.text, None if fresh_parser else records.parse),
+        parse_kept(records, memo, changes, fresh_parser),
         jobs=options.jobs,
         meanwhile=lambda: warm_up_rendering(root, memo, session.compiled_templates),
     )
     records.parsed(parse_record)
     course = None
     if config:
-        last_link = records.link if changes.known else None
-        reparsed = [memo.peek("page", path).page for path in parse_record.parsed]
-        course, records.link = link_pages(config, pages, problems, options.drafts, slugs, last_link, reparsed)
+        course, records.link = link_pages(config, pages, problems, options.drafts, link_kept(records, memo, changes))
     allowed = csp_sources(config, extensions) if config else {}
     if course:
         missing_templates(course, root, problems)

@@ -7,30 +7,25 @@ nothing else moved, replaces their units in the last build's course (`relinked`)
 from __future__ import annotations
 
 from coursegen.errors import Problems, did_you_mean
-from coursegen.incremental import LinkRecord
+from coursegen.incremental import LinkKept, LinkRecord
 from coursegen.model import Course, Page, Unit
 from coursegen.stages.config import CONFIG_NAME, CourseConfig
 from coursegen.stages.parse import element_ids
 
 
 def link_pages(
-    config: CourseConfig,
-    pages: list[Page],
-    problems: Problems,
-    drafts: bool,
-    slug_by_path: dict[str, str],
-    last: LinkRecord | None,
-    reparsed: list[Page],
+    config: CourseConfig, pages: list[Page], problems: Problems, drafts: bool, kept: LinkKept
 ) -> tuple[Course, LinkRecord | None]:
     """Return `link_course`'s answer and the new LinkRecord (None after a problem), re-linking only
-    the `reparsed` pages when it can.
+    the re-parsed pages when it can.
 
-    It can when `last` (None when the watcher did not name every change) was of the same
+    It can when the last link (None when the watcher did not name every change) was of the same
     configuration, sources and drafts switch, and each re-parsed page keeps its place (published or
     not) and its links stay good: then the course is the last one with those units replaced, and
     only their links, and links to them when their anchors changed, are checked again."""
+    last, slug_by_path = kept.last, kept.slug_by_path
     if last is not None and last.config is config and last.drafts == drafts and last.slug_by_path is slug_by_path:
-        found = relinked(last.course, reparsed, last.linkers, drafts)
+        found = relinked(last.course, kept.reparsed, last.linkers, drafts)
         if found is not None:
             return found[0], LinkRecord(config, drafts, slug_by_path, *found)
     before = len(problems.items)
