@@ -204,8 +204,8 @@ def free_port() -> int:
 
 ONE_BUILD = (
     "import sys, time; sys.path.insert(0, sys.argv[1]); from pathlib import Path; "
-    "from coursegen.cache import BuildCache; from coursegen.pipeline import BuildOptions, build_site; "
-    "root, cache, options = Path(sys.argv[2]), BuildCache(), BuildOptions(jobs=int(sys.argv[3])); "
+    "from coursegen.session import Session; from coursegen.pipeline import BuildOptions, build_site; "
+    "root, cache, options = Path(sys.argv[2]), Session(), BuildOptions(jobs=int(sys.argv[3])); "
     "t = time.perf_counter(); build_site(root, options, cache); full = time.perf_counter() - t; "
     "t = time.perf_counter(); build_site(root, options, cache); print(full, time.perf_counter() - t)"
 )

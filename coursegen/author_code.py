@@ -23,7 +23,8 @@ reports author mistakes by raising CalcError or EntryError, which come back as t
 The worker is a fork of the build when no other thread runs (the command line: it starts in
 milliseconds, coursegen already imported), else a fresh interpreter (`serve`, whose server threads
 could hold locks a fork would inherit). Each process has its own: a worker of
-`parallel.parallel_map`'s pool starts one when it needs it.
+`parallel.parallel_map`'s pool starts one when it needs it. The workers belong to the session
+(`AuthorCode`, coursegen/session.py), so later builds of one session reuse them.
 """
 
 from __future__ import annotations
@@ -40,12 +41,13 @@ import subprocess
 import sys
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coursegen.memo import active
+from coursegen.memo import Memo
 
 if TYPE_CHECKING:  # errors imports nothing of ours, but the worker process needs none of it at run time
     from coursegen.errors import Problems
@@ -94,66 +96,90 @@ class SetupFailed(Exception):
         self.error = error
 
 
-def call(limits: Limits, root: Path, function, *args, setup: tuple | None = None):
-    """Return `function(*args)` run in this process's worker, or raise what it raised.
+class AuthorCode:
+    """The worker processes a session's builds run the course's Python in: one per build process (a
+    forked pool worker of parallel.parallel_map starts its own), and the setups that failed in them
+    (memo kind "setup failure": a setup that hung would only hang again, so it fails at once).
 
-    `setup`, a `(function, args)` pair, runs first in each worker that has not run it yet (e.g. importing
-    the kernels); when it fails, SetupFailed carries its error. Raises AuthorCodeStopped when the call
-    ran out of time or the worker died; the next call gets a fresh worker.
-    """
-    return next(call_each(limits, root, function, [args], setup=setup))
+    `close` ends every worker; so does dropping the object (a worker whose build has gone also
+    ends itself, when its socket closes)."""
+
+    def __init__(self, memo: Memo | None = None):
+        self.memo = memo if memo is not None else Memo()
+        self.workers: dict[int, Worker] = {}  # process id → its worker
+        self._finalizer = weakref.finalize(self, _stop_all, self.workers)
+
+    def close(self) -> None:
+        """End every worker this process started (the next call starts a fresh one)."""
+        _stop_all(self.workers)
+
+    def call(self, limits: Limits, root: Path, function, *args, setup: tuple | None = None):
+        """Return `function(*args)` run in this process's worker, or raise what it raised.
+
+        `setup`, a `(function, args)` pair, runs first in each worker that has not run it yet (e.g.
+        importing the kernels); when it fails, SetupFailed carries its error. Raises AuthorCodeStopped
+        when the call ran out of time or the worker died; the next call gets a fresh worker.
+        """
+        return next(self.call_each(limits, root, function, [args], setup=setup))
+
+    def call_each(self, limits: Limits, root: Path, function, arg_tuples: list[tuple], setup: tuple | None = None):
+        """Yield `function(*args)` for each of `arg_tuples` in order, like `call`, each under the time limit.
+
+        The worker receives them all at once and sends each result as soon as it has it, so many short
+        calls (a widget's baked states) cost one round trip, not one each; it stops at the first that fails.
+        """
+        failed = self.memo.peek("setup failure", setup) if setup is not None else None
+        if failed is not None:
+            raise SetupFailed(failed)
+        worker = self._worker(limits)
+        try:
+            if setup is not None and setup not in worker.done:
+                if worker.pending != setup:
+                    worker.send(limits.seconds, root, setup[0], [setup[1]])
+                worker.pending = None
+                try:
+                    next(worker.answers(limits.seconds, root, 1))
+                except Exception as err:
+                    self.memo.put("setup failure", setup, err)  # its arguments change when its inputs do
+                    raise SetupFailed(err) from err
+                worker.done.add(setup)
+            worker.send(limits.seconds, root, function, arg_tuples)
+            yield from worker.answers(limits.seconds, root, len(arg_tuples))
+        except (AuthorCodeStopped, SetupFailed) as err:
+            if isinstance(err, AuthorCodeStopped) or isinstance(err.error, AuthorCodeStopped):
+                worker.stop()
+                self.workers.pop(os.getpid(), None)
+            raise
+
+    def warm_up(self, limits: Limits, root: Path, setup: tuple) -> None:
+        """Start this process's worker and its `setup` now, without waiting: the build goes on meanwhile,
+        and the first call (which waits for the setup's answer) finds the worker ready."""
+        worker = self._worker(limits)
+        if setup not in worker.done and worker.pending is None:
+            worker.send(limits.seconds, root, setup[0], [setup[1]])
+            worker.pending = setup
+
+    def worker_pid(self) -> int | None:
+        """Return the process id of this process's worker, or None when it has none."""
+        worker = self.workers.get(os.getpid())
+        return worker.process.pid if worker is not None else None
+
+    def _worker(self, limits: Limits) -> Worker:
+        """Return this process's worker, started afresh when there is none, it died, the memory cap
+        changed, or a caller stopped reading its answers midway."""
+        worker = self.workers.get(os.getpid())
+        if worker is None or worker.memory_mb != limits.memory_mb or worker.abandoned or not worker.alive():
+            if worker is not None:
+                worker.stop()
+            worker = self.workers[os.getpid()] = Worker(limits.memory_mb)
+        return worker
 
 
-def call_each(limits: Limits, root: Path, function, arg_tuples: list[tuple], setup: tuple | None = None):
-    """Yield `function(*args)` for each of `arg_tuples` in order, like `call`, each under the time limit.
-
-    The worker receives them all at once and sends each result as soon as it has it, so many short
-    calls (a widget's baked states) cost one round trip, not one each; it stops at the first that fails.
-    """
-    memo = active()  # the build's: a setup that failed in it (a hang would only hang again) fails at once
-    failed = memo.peek("setup failure", setup) if memo is not None and setup is not None else None
-    if failed is not None:
-        raise SetupFailed(failed)
-    worker = _worker(limits)
-    try:
-        if setup is not None and setup not in worker.done:
-            if worker.pending != setup:
-                worker.send(limits.seconds, root, setup[0], [setup[1]])
-            worker.pending = None
-            try:
-                next(worker.answers(limits.seconds, root, 1))
-            except Exception as err:
-                if memo is not None:  # its arguments change when its inputs do
-                    memo.put("setup failure", setup, err)
-                raise SetupFailed(err) from err
-            worker.done.add(setup)
-        worker.send(limits.seconds, root, function, arg_tuples)
-        yield from worker.answers(limits.seconds, root, len(arg_tuples))
-    except (AuthorCodeStopped, SetupFailed) as err:
-        if isinstance(err, AuthorCodeStopped) or isinstance(err.error, AuthorCodeStopped):
-            worker.stop()
-            _WORKERS.pop(os.getpid(), None)
-        raise
-
-
-def warm_up(limits: Limits, root: Path, setup: tuple) -> None:
-    """Start this process's worker and its `setup` now, without waiting: the build goes on meanwhile,
-    and the first call (which waits for the setup's answer) finds the worker ready."""
-    worker = _worker(limits)
-    if setup not in worker.done and worker.pending is None:
-        worker.send(limits.seconds, root, setup[0], [setup[1]])
-        worker.pending = setup
-
-
-def _worker(limits: Limits) -> Worker:
-    """Return this process's worker, started afresh when there is none, it died, the memory cap changed,
-    or a caller stopped reading its answers midway."""
-    worker = _WORKERS.get(os.getpid())
-    if worker is None or worker.memory_mb != limits.memory_mb or worker.abandoned or not worker.alive():
-        if worker is not None:
-            worker.stop()
-        worker = _WORKERS[os.getpid()] = Worker(limits.memory_mb)
-    return worker
+def _stop_all(workers: dict[int, Worker]) -> None:
+    """Stop the workers this process started (a fork's copy of the dict holds its parent's too: skipped)."""
+    mine = workers.pop(os.getpid(), None)
+    if mine is not None:
+        mine.stop()
 
 
 def parse_limits(data, path: str, problems: Problems) -> Limits:
@@ -364,9 +390,6 @@ class WorkerTraceback(Exception):
 
     def __str__(self) -> str:
         return "\n" + self.args[0]
-
-
-_WORKERS: dict[int, Worker] = {}  # process id → its worker (a forked child starts its own)
 
 
 def _read_all(fd: int) -> str:

@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 from coursegen import __version__
-from coursegen.cache import command_cache
 from coursegen.errors import ContentError
 from coursegen.parallel import default_jobs
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.session import command_session
 from coursegen.stages.write import check_output_folder, write_site
 
 
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if command != "check" and (refused := check_output_folder(out, root)):
             raise ContentError(refused)  # before building: the answer would be the same after
-        result = build_site(root, options, command_cache(root, write=command != "check"))
+        result = build_site(root, options, command_session(root, write=command != "check"))
         for warning in result.warnings:
             print(warning.format(), file=sys.stderr)
         if command == "check":

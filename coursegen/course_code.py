@@ -47,12 +47,16 @@ class CourseCode:
     """
 
     @classmethod
-    def for_course(cls, root: Path, config) -> CourseCode:
-        """Return the build's one way to the course's Python (its package, under course.yaml's limits)."""
-        return cls(root, Limits()) if config is None else cls(root, config.limits, config.python.package)
+    def for_course(cls, root: Path, config, runtime: author_code.AuthorCode) -> CourseCode:
+        """Return the build's one way to the course's Python (its package, under course.yaml's limits), run
+        by `runtime`: the session's workers."""
+        if config is None:
+            return cls(root, runtime, Limits())
+        return cls(root, runtime, config.limits, config.python.package)
 
-    def __init__(self, root: Path, limits: Limits, package: str = "kernels"):
+    def __init__(self, root: Path, runtime: author_code.AuthorCode, limits: Limits, package: str = "kernels"):
         self.root, self.limits, self.package = root, limits, package  # package: the folder/import name
+        self.runtime = runtime  # the session's workers
         self.build = os.urandom(8).hex()  # the worker keeps what one build set up (widget namespaces) for it alone
         self._setup: tuple | None = None
 
@@ -68,7 +72,7 @@ class CourseCode:
     def warm_up(self) -> None:
         """Start the worker and its import of the kernels while the build does other work."""
         if kernels_folder(self.root, self.package).is_dir():
-            author_code.warm_up(self.limits, self.root, self.setup)
+            self.runtime.warm_up(self.limits, self.root, self.setup)
 
     def call(self, function, *args):
         """Return `function(root, package, *args, build)` computed in the worker, or raise CalcError, EntryError or
@@ -77,11 +81,11 @@ class CourseCode:
 
     def call_each(self, function, arg_tuples: list[tuple]):
         """Yield `function(root, package, *args, build)` for each of `arg_tuples`, like `call` (see
-        author_code.call_each)."""
+        AuthorCode.call_each)."""
         folder = kernels_folder(self.root, self.package)
         calls = [(self.root, self.package, *args, self.build) for args in arg_tuples]
         try:
-            yield from author_code.call_each(self.limits, self.root, function, calls, setup=self.setup)
+            yield from self.runtime.call_each(self.limits, self.root, function, calls, setup=self.setup)
         except author_code.SetupFailed as failed:
             err = failed.error
             if isinstance(err, AuthorCodeStopped):
@@ -115,6 +119,8 @@ def names_for_build(root: Path, package: str, build: str) -> dict[str, types.Mod
 
 # In the worker process, not the build's: per process by nature (each worker imports the package
 # itself), keyed by the build id, so every call sees its own build's package.
+# The worker process's own tables, never the build's: the worker imports the course's kernels once and
+# answers every call of its session's builds from them (per process by nature: each worker has its own).
 _NAMES: list = [None, {}]  # [(root, package, build), its names]
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from coursegen.author_code import DEFAULT_SECONDS, shown_limit
 from coursegen.errors import ContentError, Problem, Problems
-from coursegen.memo import memoized
+from coursegen.memo import Memo, remembered
 from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.watchdog import OutOfTime, in_folder, time_limit
 
@@ -70,7 +70,6 @@ EVENTS = (  # in the order a build meets them; docs/extensions.md lists them the
 HOOKS = tuple(event.name for event in EVENTS)
 BY_NAME = {event.name: event for event in EVENTS}
 REPORTS_ITSELF = ("analyse",)  # runs inside the parser, once per page: a failure is reported at the page
-AUTHOR_FILES: set[str] = set()  # the files of every course extension loaded: their failures are problems
 EXITS = (SystemExit, KeyboardInterrupt)  # what course code may raise that is no Exception: a failure all the same
 LIMIT_HINT = "make it faster, or raise `limits: {seconds: …}` in course.yaml (default 10)"
 
@@ -80,6 +79,7 @@ class Extension:
     data and its `analyse` results."""
 
     name = ""
+    session_hooks: tuple[str, ...] = ()  # the hooks that take the build's session last (see ModuleExtension)
 
     def install(self, md) -> None:
         """Add Markdown syntax to the parser `md`."""
@@ -128,8 +128,9 @@ class Extensions:
     """The dispatcher: each event called on every extension that joins it, in order, with the event's
     declared arguments, and the answers combined as EVENTS says."""
 
-    def __init__(self, extensions: Iterable[Extension]):
+    def __init__(self, extensions: Iterable[Extension], session=None):
         self.all = tuple(extensions)
+        self.session = session  # given last to the built-in hooks that take it (ModuleExtension's SESSION_HOOKS)
 
     def _joining(self, event: str, args: tuple) -> list[Extension]:
         """Return the extensions that join `event`, in order, once its arguments match the declaration."""
@@ -138,7 +139,7 @@ class Extensions:
         return [ext for ext in self.all if joins(ext, event)]
 
     def _answers(self, event: str, *args) -> list:
-        return [getattr(ext, event)(*args) for ext in self._joining(event, args)]
+        return [with_session(ext, event, self.session, *args) for ext in self._joining(event, args)]
 
     def install(self, md) -> None:
         """Let every extension add its syntax to the parser `md`."""
@@ -158,7 +159,7 @@ class Extensions:
     def prepare(self, root: Path, config, problems: Problems) -> dict:
         """Return each extension's per-build data, keyed by its name."""
         self._joining("prepare", (root, config, problems))
-        return {ext.name: ext.prepare(root, config, problems) for ext in self.all}  # None from those that do not
+        return {ext.name: with_session(ext, "prepare", self.session, root, config, problems) for ext in self.all}
 
     def analysers(self) -> dict[str, Callable]:
         """Return name → analyse(html, source) of each extension that joins `analyse`."""
@@ -189,28 +190,33 @@ class Extensions:
         return [stop for stop in self._answers("serve", root, ready, building) if stop is not None]
 
 
-def extensions_for(root: Path, config, problems: Problems) -> Extensions:
+def extensions_for(root: Path, config, problems: Problems, session) -> Extensions:
     """Return a build's extensions in the order their events run: the built-in ones, the course's
     extra callouts and its own extensions, then the built-in ones that must see every other's files."""
     from coursegen import features  # here: the features import the stages, which import this module
 
     early, late = features.built_in(config)
-    return Extensions((*early, *course_extensions(root, config, problems), *late))
+    return Extensions((*early, *course_extensions(root, config, problems, session), *late), session)
 
 
-def built_in_extensions() -> Extensions:
+def built_in_extensions(session=None) -> Extensions:
     """Return the built-in extensions alone (what `serve` starts with, before any course.yaml is read)."""
     from coursegen import features  # here: see extensions_for
 
     early, late = features.built_in(None)
-    return Extensions((*early, *late))
+    return Extensions((*early, *late), session)
 
 
 class ModuleExtension(Extension):
-    """A module of hook functions as an Extension: the hooks it defines, no-ops for the others."""
+    """A module of hook functions as an Extension: the hooks it defines, no-ops for the others.
+
+    A built-in feature's module may list in SESSION_HOOKS the hooks that also take the build's
+    session (coursegen.session.Session: its memo, its author-code workers) as a last argument;
+    `with_session` passes it to those alone."""
 
     def __init__(self, module, name: str = ""):
         self.module, self.name = module, name or module.__name__.rsplit(".", 1)[-1]
+        self.session_hooks: tuple[str, ...] = tuple(getattr(module, "SESSION_HOOKS", ()))
         for hook in HOOKS:
             if callable(getattr(module, hook, None)):
                 setattr(self, hook, getattr(module, hook))
@@ -234,6 +240,7 @@ class CourseExtension(ModuleExtension):
         for hook in HOOKS:
             if callable(getattr(module, hook, None)) and hook not in REPORTS_ITSELF:
                 setattr(self, hook, functools.partial(self._call, hook))
+        self.session_hooks = ()  # a course's hooks take the documented arguments alone
 
     def _call(self, hook: str, *args):
         problems = next((a for a in args if isinstance(a, Problems)), None)
@@ -261,6 +268,11 @@ class CourseExtension(ModuleExtension):
         return Problem(path, line, 0, f"extension '{self.name}' failed in {hook}: {described(err)}", exit_hint(err))
 
 
+def with_session(extension: Extension, hook: str, session, *args):
+    """Call one hook of `extension` with `args`, and the session after them when the hook takes it."""
+    return getattr(extension, hook)(*args, *((session,) if hook in getattr(extension, "session_hooks", ()) else ()))
+
+
 def described(err: BaseException) -> str:
     """Return `Type: message`, or `Type` alone when the message is empty (a bare KeyboardInterrupt)."""
     return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
@@ -273,8 +285,9 @@ def exit_hint(err: BaseException) -> str:
     return ""
 
 
-def course_extensions(root: Path, config, problems: Problems) -> list[CourseExtension]:
-    """Return the course's extensions from course.yaml, loaded, reporting those that cannot be."""
+def course_extensions(root: Path, config, problems: Problems, session) -> list[CourseExtension]:
+    """Return the course's extensions from course.yaml, loaded, reporting those that cannot be; their
+    files join the session's `extension_files` (a failure there is the course's problem, not a bug)."""
     found = []
     for entry in config.extensions if config else ():
         line = entry_line(root, entry)
@@ -283,7 +296,7 @@ def course_extensions(root: Path, config, problems: Problems) -> list[CourseExte
         late = f"extension '{entry}' did not finish importing within {shown_limit(config.limits.seconds)}"
         try:
             with limited(root, config.limits.seconds, late) as watch:
-                module, name = load(root, entry)
+                module, name = load(root, entry, session.memo)
         except OutOfTime:
             problems.items.append(out_of_time(root, watch.where, late, line))
             continue
@@ -299,7 +312,7 @@ def course_extensions(root: Path, config, problems: Problems) -> list[CourseExte
             continue
         found.append(CourseExtension(module, name, root, config.limits.seconds))
         if getattr(module, "__file__", None):
-            AUTHOR_FILES.add(str(Path(module.__file__).resolve()))
+            session.extension_files.add(str(Path(module.__file__).resolve()))
     return found
 
 
@@ -346,11 +359,12 @@ def _give_up(problem: Problem) -> None:
     os._exit(1)
 
 
-def parse_failure(err: BaseException, path: str, root: Path) -> Problem | None:
+def parse_failure(err: BaseException, path: str, root: Path, author_files) -> Problem | None:
     """Return the problem for a page whose parse failed inside a course extension's code (a rule or
-    role it installed), or None when the failure is not an extension's (a bug: keep the traceback)."""
+    role it installed, in one of `author_files`), or None when the failure is not an extension's (a
+    bug: keep the traceback)."""
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
-        if str(Path(frame.filename).resolve()) in AUTHOR_FILES:
+        if str(Path(frame.filename).resolve()) in author_files:
             return Problem(
                 path,
                 1,
@@ -361,7 +375,7 @@ def parse_failure(err: BaseException, path: str, root: Path) -> Problem | None:
     return None
 
 
-def load(root: Path, entry: str):
+def load(root: Path, entry: str, memo: Memo | None = None):
     """Return (module, short name) for one `extensions:` entry."""
     if entry.endswith(".py"):
         file = (root / entry).resolve()
@@ -369,7 +383,7 @@ def load(root: Path, entry: str):
             raise FileNotFoundError(f"no file {entry} in the course")
         stat = file.stat()  # `serve`: loaded again only when the file changes
         key = (file, stat.st_mtime_ns, stat.st_size)
-        return memoized("extension file", key, lambda: _load_file(*key)), file.stem
+        return remembered(memo, "extension file", key, lambda: _load_file(*key)), file.stem
     with _course_on_path(root):
         return importlib.import_module(entry), entry.rsplit(".", 1)[-1]
 

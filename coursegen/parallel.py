@@ -141,6 +141,9 @@ class _Split:
             return range(self.ends[0] - size, self.ends[0])
 
 
+# Set only in a pool worker, by the fork that starts it: the map's work is handed over by fork, not
+# pickled, so it must be where the forked process finds it. Per process by nature; the build's own
+# process never sets it.
 _inherited: tuple = ()  # (work, items, split) in a worker: set by _inherit when the pool forks it
 
 

@@ -13,24 +13,24 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from coursegen.cache import BuildCache
 from coursegen.course_code import CourseCode
 from coursegen.errors import ContentError, Problem, Problems
 from coursegen.extensions import extensions_for
-from coursegen.memo import building
+from coursegen.incremental import (
+    kept_reader,
+    link_kept,
+    load_course_config,
+    load_course_sources,
+    parse_kept,
+    render_kept,
+)
 from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
+from coursegen.session import Session
 from coursegen.stages import csp
 from coursegen.stages.assets import Assets
 from coursegen.stages.link import link_pages
-from coursegen.stages.load import (
-    check_files,
-    kept_reader,
-    load_course_config,
-    load_course_sources,
-    slug_by_path,
-    uses_author_code,
-)
+from coursegen.stages.load import check_files
 from coursegen.stages.parse import ParseContext, parse_pages, parser
 from coursegen.stages.render import (
     RenderOptions,
@@ -62,57 +62,64 @@ class BuildResult:
     warnings: list[Problem]
 
 
-def build_site(root: Path, options: BuildOptions = BuildOptions(), cache: BuildCache | None = None) -> BuildResult:
+def build_site(root: Path, options: BuildOptions = BuildOptions(), session: Session | None = None) -> BuildResult:
     """Return the built site for the course at `root`, or raise ContentError listing every problem.
 
-    Pass the same `cache` to successive builds of one course to redo only what changed; without
-    one the build starts from a fresh BuildCache. Its memo is the one deep helpers reach
-    (`memo.memoized`) while this build runs.
+    Pass the same `session` to successive builds of one course to redo only what changed; without
+    one the build starts from a fresh Session, closed when it ends.
     """
-    cache = cache if cache is not None else BuildCache()
-    with collector_paused(), building(cache.memo):
-        return _build(root, options, cache)
+    if session is None:  # a build of its own: its workers end with it
+        with contextlib.closing(Session()) as own:
+            return build_site(root, options, own)
+    with collector_paused():
+        return _build(root, options, session)
 
 
-def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
-    memo, changes = cache.memo, cache.changes
+def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
+    memo, changes, records = session.memo, session.changes, session.records
     problems = Problems()
     check_environment(problems)
     check_files(root, problems, changes)  # before any read: a FIFO would block it, a link would publish /etc
     problems.raise_if_errors()
     read = kept_reader(memo, changes)
-    config = load_course_config(root, problems, read, memo)
+    config, records.config = load_course_config(root, problems, read, records.config)
     if config:
         messages.check_messages(root, config, problems)
     if config and config.python.package not in COURSE_INPUTS:  # the course's own Python, named in course.yaml
         check_files(root, problems, changes, names=(config.python.package,))
     if config is None or not config.units:  # every page would report follow-on problems: show the cause alone
         problems.raise_if_errors()
-    extensions = extensions_for(root, config, problems)
+    extensions = extensions_for(root, config, problems, session)
     config = extensions.configure(config, options)
-    sources = load_course_sources(root, problems, read, memo, changes)
-    python = CourseCode.for_course(root, config)  # the one for this build: every feature that runs the course's code
-    if config and uses_author_code(memo):  # its worker starts meanwhile
+    records.sources = load_course_sources(root, problems, read, records.sources, changes)
+    sources = list(records.sources.sources.values())
+    # The one for this build: every feature that runs the course's code, in the session's workers.
+    python = CourseCode.for_course(root, config, session.author_code)
+    if config and records.sources.uses_author_code():  # its worker starts meanwhile
         extensions.start(root, config, python)
-    md = parser(extensions, memo)
+    md, fresh_parser = parser(extensions, memo)
     ctx = ParseContext(
         root=root,
-        slug_by_path=slug_by_path(memo),
+        slug_by_path=records.sources.slug_by_path,
         extra=extensions.prepare(root, config, problems),
         python=python,
-        templates=environment(root, memo, cache.compiled_templates),
+        templates=environment(root, memo, session.compiled_templates),
+        author_files=frozenset(session.extension_files),
+        memo=memo,
     )
-    pages = parse_pages(
+    pages, parse_record = parse_pages(
         md,
         sources,
         ctx,
         problems,
-        memo,
-        changes,
+        parse_kept(records, memo, changes, fresh_parser),
         jobs=options.jobs,
-        meanwhile=lambda: warm_up_rendering(root, memo, cache.compiled_templates),
+        meanwhile=lambda: warm_up_rendering(root, memo, session.compiled_templates),
     )
-    course = link_pages(config, pages, problems, memo, changes, options.drafts) if config else None
+    records.parsed(parse_record)
+    course = None
+    if config:
+        course, records.link = link_pages(config, pages, problems, options.drafts, link_kept(records, memo, changes))
     allowed = extensions.csp(config) if config else {}
     if course:
         missing_templates(course, root, problems)
@@ -124,18 +131,19 @@ def _build(root: Path, options: BuildOptions, cache: BuildCache) -> BuildResult:
         extensions.add_files(course, root, assets, problems)
         problems.raise_if_errors(options.strict)
         assert course is not None  # a course without its config stopped at its problem above
+        kept, records.render = render_kept(records, memo, changes), None  # a render that fails leaves no record
         try:
-            outputs = render_site(
+            outputs, render_record = render_site(
                 course,
                 root,
                 RenderOptions(serve_mode=options.serve_mode, jobs=options.jobs or default_jobs()),
                 assets,
                 csp_sources=allowed,
-                memo=memo,
-                changes=changes,
-                compiled=cache.compiled_templates,
+                kept=kept,
+                compiled=session.compiled_templates,
                 page_context=extensions.page_context(course.config),
             )
+            records.rendered(render_record)
         except Exception as err:
             problem = template_problem(err, root)
             if problem is None:

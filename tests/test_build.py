@@ -197,11 +197,11 @@ def test_private_use_characters_in_the_text_are_published_as_written(mini_course
     """U+E000 and U+E001 are the render cache's own markers; text holding them must still come out intact."""
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("Text.", "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here."))
-    from coursegen.cache import BuildCache
+    from coursegen.session import Session
 
-    cache = BuildCache()
+    cache = Session()
     for _ in range(2):  # the second build answers from the cache
-        page = build_site(mini_course, cache=cache).outputs["second.html"].decode()
+        page = build_site(mini_course, session=cache).outputs["second.html"].decode()
         assert "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here." in page
         assert re.search(r'href="assets/style\.[0-9a-f]{10}\.css"', page)
 

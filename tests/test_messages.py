@@ -136,14 +136,14 @@ def test_the_authoring_guide_lists_every_group_of_keys_and_no_other():
 
 
 def test_what_parsing_writes_follows_the_catalogue_and_a_kept_build_cache_sees_the_course_s_file_change(mini_course):
-    from coursegen.cache import BuildCache
     from coursegen.pipeline import BuildOptions, build_site
+    from coursegen.session import Session
 
     set_config(mini_course, 'language: fr\nmessages:\n  question.model_answer: "Corrigé {{type}}"\n')
     lesson = mini_course / "lessons" / "01-first.md"
     lesson.write_text(lesson.read_text(encoding="utf-8") + "\n::: note\nÀ retenir.\n:::\n", encoding="utf-8")
     (mini_course / "reviews" / "03-check.md").write_text(QUESTION_PAGE, encoding="utf-8")
-    cache, one = BuildCache(), BuildOptions(jobs=1)
+    cache, one = Session(), BuildOptions(jobs=1)
     site = build_site(mini_course, one, cache).outputs
     first, review = site["first.html"].decode(), site["check.html"].decode()
     assert '<p class="callout-title">Remarque</p>' in first

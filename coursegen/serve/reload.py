@@ -1,18 +1,17 @@
 """What a save of the course's own Python means for `serve`: its extensions run again from scratch.
 
-The stages track their inputs one by one (coursegen/cache.py): a lesson's text, the course's
+The stages track their inputs one by one (coursegen/incremental.py): a lesson's text, the course's
 package and widgets, the templates, media. An extension's code is none of those: its hooks may
 add syntax any page uses, check the whole course or add any file, so every page depends on it.
 A save of an extension's file, or of a course module one imports, therefore starts the next
-build from an empty cache (the compiled templates kept), with those modules imported again.
+build from a fresh session (Session.afresh: the workers, compiled templates and background index
+kept), with those modules imported again.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-from coursegen.extensions import AUTHOR_FILES
 
 TRACKED = ("widgets",)  # the course's Python that the stages track themselves (its package too)
 ENGINE = Path(__file__).resolve().parents[1]  # coursegen itself: inside the course when it is this repository
@@ -36,27 +35,26 @@ def course_modules(root: Path, package: str = "") -> dict[str, str]:
     return found
 
 
-def extension_files(root: Path, package: str = "") -> set[str]:
-    """Return the course-relative files of every extension loaded and every course module imported."""
+def extension_files(root: Path, package: str = "", loaded_files=()) -> set[str]:
+    """Return the course-relative files of every extension loaded (`loaded_files`: the session's
+    extension_files) and every course module imported."""
     base = root.resolve()
-    loaded = {shown for file in AUTHOR_FILES if (shown := _inside(base, file))}
+    loaded = {shown for file in loaded_files if (shown := _inside(base, file))}
     return {shown for shown in loaded if shown.partition("/")[0] not in (*TRACKED, package)} | set(
         course_modules(root, package).values()
     )
 
 
-def touches_extensions(root: Path, changed, package: str = "") -> bool:
+def touches_extensions(root: Path, changed, package: str = "", loaded_files=()) -> bool:
     """Return whether a changed course path is the code of an extension (or a module one imports)."""
     python = {path for path in changed if path.endswith(".py")}  # else no need to look through sys.modules
-    return bool(python and python & extension_files(root, package))
+    return bool(python and python & extension_files(root, package, loaded_files))
 
 
 def forget_course_modules(root: Path, package: str = "") -> None:
     """Drop the course's imported modules, so the next `import` of an extension runs its new code."""
     for name in course_modules(root, package):
         sys.modules.pop(name, None)
-    base = root.resolve()
-    AUTHOR_FILES.difference_update(file for file in list(AUTHOR_FILES) if _inside(base, file))
 
 
 def _course_code(shown: str) -> bool:

@@ -26,12 +26,12 @@ import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
-from coursegen.cache import command_cache
 from coursegen.errors import ContentError
 from coursegen.extensions import built_in_extensions
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve import livereload, reload
 from coursegen.serve.watch import watch_changes
+from coursegen.session import command_session
 from coursegen.stages.write import check_output_folder, update_site, write_site
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
@@ -196,7 +196,7 @@ class LiveServer:
         self.own_site = out is None
         self.site = Path(tempfile.mkdtemp(prefix="coursegen-serve-")) if out is None else out.resolve()
         self.options = dataclasses.replace(options, serve_mode=True)
-        self.cache = command_cache(root)
+        self.cache = command_session(root)
         self.outputs: dict[str, bytes] | None = None
         self.channel = livereload.Channel()
         self.stopping = threading.Event()
@@ -212,7 +212,7 @@ class LiveServer:
         self.building = threading.Lock()  # rebuilds come from the watcher and from what extensions start
         # The extensions' `serve` event: search makes its index beside the rebuilds from now on, so an
         # edited page shows before its index is made, and asks for a rebuild when the index is ready.
-        self.stop_extensions = built_in_extensions().serve(root, self._index_ready, self.building)
+        self.stop_extensions = built_in_extensions(self.cache).serve(root, self._index_ready, self.building)
 
     @property
     def url(self) -> str:
@@ -226,7 +226,7 @@ class LiveServer:
 
     def _rebuild(self, changed: Sequence[str]) -> dict:
         started = time.perf_counter()
-        if reload.touches_extensions(self.root, changed, self._package()):
+        if reload.touches_extensions(self.root, changed, self._package(), self.cache.extension_files):
             self._start_afresh()
         self.cache.note_changes(self.root, changed)
         try:
@@ -252,8 +252,7 @@ class LiveServer:
 
     def _config(self):
         """Return the course's configuration as the last build read it, or None."""
-        kept = self.cache.memo.records.get("config")
-        return kept[1] if kept else None
+        return self.cache.config
 
     def _package(self) -> str:
         config = self._config()
@@ -262,10 +261,7 @@ class LiveServer:
     def _start_afresh(self) -> None:
         """Forget everything the last builds kept: an extension's code changed, and every page may depend on it."""
         reload.forget_course_modules(self.root, self._package())
-        watching = self.cache.changes.watched
-        self.cache = command_cache(self.root)
-        if watching:
-            self.cache.trust_watcher()
+        self.cache = self.cache.afresh()
 
     def _also_watched(self) -> list[Path]:
         """Return what the build reads from folders the watcher passes over: a self-hosted Pyodide."""
@@ -319,6 +315,7 @@ class LiveServer:
         self.stopping.set()
         for stop_extension in self.stop_extensions:
             stop_extension()
+        self.cache.close()  # the course's Python workers
         self.channel.close()
         self.server.shutdown()
         self.server.server_close()

@@ -8,7 +8,7 @@ import posixpath
 from pathlib import Path
 from urllib.parse import quote
 
-from coursegen.memo import memoized
+from coursegen.memo import Memo, remembered
 from coursegen.theme import files as theme
 from coursegen.theme import messages
 
@@ -92,22 +92,22 @@ def import_map(names, url) -> str:
     return json.dumps({"imports": imports}, indent=1).replace("<", "\\u003c")
 
 
-def load_theme_assets(root: Path) -> Assets:
+def load_theme_assets(root: Path, memo: Memo | None = None) -> Assets:
     """Return the stylesheet, scripts and Pygments colours: the theme's assets/, the course's
-    templates/assets/ replacing them file by file (a fresh copy)."""
+    templates/assets/ replacing them file by file (a fresh copy; kept in `memo` by the files' stamps)."""
     named = theme.asset_files(root)
     stamps = tuple((name, *stamp) for name, stamp in zip(named, file_stamps(named.values())))
-    loaded = memoized(
-        "theme assets", stamps, lambda: _theme_assets(stamps)
+    loaded = remembered(
+        memo, "theme assets", stamps, lambda: _theme_assets(stamps, memo)
     )  # read and hashed again when a file changed
     copy = Assets()
     copy.urls, copy.files = dict(loaded.urls), dict(loaded.files)
     return copy
 
 
-def course_theme_assets(root: Path, config) -> Assets:
+def course_theme_assets(root: Path, config, memo: Memo | None = None) -> Assets:
     """Return the theme's assets and the one made from course.yaml: the message catalogue's module."""
-    assets = load_theme_assets(root)
+    assets = load_theme_assets(root, memo)
     assets.add(messages.SCRIPT_NAME, messages.script(messages.catalogue(root, config)))
     return assets
 
@@ -117,16 +117,16 @@ def file_stamps(files) -> tuple:
     return tuple((file, stat.st_mtime_ns, stat.st_size) for file in files for stat in [file.stat()])
 
 
-def _theme_assets(stamps: tuple) -> Assets:
+def _theme_assets(stamps: tuple, memo: Memo | None) -> Assets:
     assets = Assets()
     for name, file, _, _ in stamps:
         assets.add(name, file.read_bytes())
-    assets.add("pygments.css", pygments_css().encode())
+    assets.add("pygments.css", pygments_css(memo).encode())
     return assets
 
 
-def pygments_css() -> str:
-    """Return code-highlighting colours for the light theme and, scoped, the dark one (memoized)."""
+def pygments_css(memo: Memo | None = None) -> str:
+    """Return code-highlighting colours for the light theme and, scoped, the dark one (kept in `memo`)."""
 
     def make() -> str:
         from pygments.formatters import HtmlFormatter  # on first use, like the highlighter (see parse.py)
@@ -139,4 +139,4 @@ def pygments_css() -> str:
         system = dark.get_style_defs(":root:not([data-theme=light]) .highlight").replace("\n", "\n  ")
         return f"{light}\n{chosen}\n@media (prefers-color-scheme: dark) {{\n  {system}\n}}\n"
 
-    return memoized("pygments css", None, make)
+    return remembered(memo, "pygments css", None, make)

@@ -7,37 +7,32 @@ nothing else moved, replaces their units in the last build's course (`relinked`)
 from __future__ import annotations
 
 from coursegen.errors import Problems, did_you_mean
-from coursegen.memo import Changes, Memo, memoized
+from coursegen.incremental import LinkKept, LinkRecord
 from coursegen.model import Course, Page, Unit
 from coursegen.stages.config import CONFIG_NAME, CourseConfig
 from coursegen.stages.parse import element_ids
 
 
 def link_pages(
-    config: CourseConfig, pages: list[Page], problems: Problems, memo: Memo, changes: Changes, drafts: bool = False
-) -> Course:
-    """Return `link_course`'s answer, re-linking only the re-parsed pages when it can.
+    config: CourseConfig, pages: list[Page], problems: Problems, drafts: bool, kept: LinkKept
+) -> tuple[Course, LinkRecord | None]:
+    """Return `link_course`'s answer and the new LinkRecord (None after a problem), re-linking only
+    the re-parsed pages when it can.
 
-    It can when the watcher named every change, the last link (the memo's "linked" record) was of
-    the same configuration and sources and found no problem, and each re-parsed page ("relink",
-    recorded by the parse stage) keeps its place (published or not) and its links stay good: then
-    the course is the last one with those units replaced, and only their links, and links to them
-    when their anchors changed, are checked again."""
-    records = memo.records
-    last, relink = records.pop("linked", None), sorted(records.pop("relink", ()))
-    slugs = records.get("slug by path")
-    course = None
-    if changes.known and last is not None and last[0] is config and last[1] == drafts and last[2] is slugs:
-        kept = memo.table("page")
-        course = relinked(last[3], [kept[path][1] for path in relink if path in kept], records["linkers"], drafts)
-    if course is None:
-        before = len(problems.items)
-        course = link_course(config, pages, problems, drafts)
-        records["linkers"] = linkers(course.written)
-        if len(problems.items) != before:
-            return course
-    records["linked"] = (config, drafts, slugs, course)
-    return course
+    It can when the last link (None when the watcher did not name every change) was of the same
+    configuration, sources and drafts switch, and each re-parsed page keeps its place (published or
+    not) and its links stay good: then the course is the last one with those units replaced, and
+    only their links, and links to them when their anchors changed, are checked again."""
+    last, slug_by_path = kept.last, kept.slug_by_path
+    if last is not None and last.config is config and last.drafts == drafts and last.slug_by_path is slug_by_path:
+        found = relinked(last.course, kept.reparsed, last.linkers, drafts)
+        if found is not None:
+            return found[0], LinkRecord(config, drafts, slug_by_path, *found)
+    before = len(problems.items)
+    course = link_course(config, pages, problems, drafts)
+    if len(problems.items) != before:
+        return course, None
+    return course, LinkRecord(config, drafts, slug_by_path, course, linkers(course.written))
 
 
 def link_course(config: CourseConfig, pages: list[Page], problems: Problems, drafts: bool = False) -> Course:
@@ -119,11 +114,7 @@ class _LazyIds(dict):
 
 def page_ids(page: Page) -> frozenset[str]:
     """Return every element id on a page: found while parsing, or here for a page made without the parser."""
-    return page.derived["ids"] if "ids" in page.derived else _ids_in(page.html)
-
-
-def _ids_in(html: str) -> frozenset[str]:
-    return memoized("element ids", html, lambda: element_ids(html))
+    return page.derived["ids"] if "ids" in page.derived else element_ids(page.html)
 
 
 def check_links(course: Course, problems: Problems, units=None) -> None:
@@ -145,10 +136,12 @@ def check_links(course: Course, problems: Problems, units=None) -> None:
                 )
 
 
-def relinked(course: Course, pages: list[Page], found_linkers: dict[str, set], drafts: bool) -> Course | None:
-    """Return `course` with the units of `pages` (re-parsed, same sources) made again, or None when
-    that could change more than those units: a page published or withdrawn, a problem to report.
-    `found_linkers` (see linkers) is brought up to date with the new pages' links."""
+def relinked(
+    course: Course, pages: list[Page], found_linkers: dict[str, frozenset[str]], drafts: bool
+) -> tuple[Course, dict[str, frozenset[str]]] | None:
+    """Return `course` with the units of `pages` (re-parsed, same sources) made again, and its linkers
+    (see linkers: `found_linkers` with the new pages' links), or None when that could change more
+    than those units: a page published or withdrawn, a problem to report."""
     units = list(course.units)
     for page in pages:
         old = course.unit(page.slug)
@@ -168,28 +161,29 @@ def relinked(course: Course, pages: list[Page], found_linkers: dict[str, set], d
     check_links(new, problems, [new.unit(slug) for slug in sorted(reached)])
     if problems.items:
         return None
+    found = dict(found_linkers)
     for page in pages:
         update_linkers(
-            found_linkers,
+            found,
             page.slug,
             {link.slug for link in course.unit(page.slug).page.links},
             {link.slug for link in page.links},
         )
-    return new
+    return new, found
 
 
-def linkers(units) -> dict[str, set]:
+def linkers(units) -> dict[str, frozenset[str]]:
     """Return {slug: slugs of the units whose pages link to it} (a review's revisit links count)."""
     found: dict[str, set] = {}
     for unit in units:
         for link in unit.page.links:
             found.setdefault(link.slug, set()).add(unit.slug)
-    return found
+    return {slug: frozenset(slugs) for slug, slugs in found.items()}
 
 
-def update_linkers(found: dict[str, set], slug: str, old_targets: set, new_targets: set) -> None:
+def update_linkers(found: dict[str, frozenset[str]], slug: str, old_targets: set, new_targets: set) -> None:
     """Record in `found` (from linkers) that the page `slug` now links to `new_targets`, not `old_targets`."""
     for target in old_targets - new_targets:
-        found.get(target, set()).discard(slug)
+        found[target] = found.get(target, frozenset()) - {slug}
     for target in new_targets - old_targets:
-        found.setdefault(target, set()).add(slug)
+        found[target] = found.get(target, frozenset()) | {slug}

@@ -31,18 +31,17 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from coursegen.author_code import Limits
+from coursegen.author_code import AuthorCode, Limits
 from coursegen.course_code import CourseCode
 from coursegen.errors import Problems, did_you_mean
 from coursegen.extensions import Extensions, parse_failure
-from coursegen.memo import Changes, Memo, digest, memoized, tree_signature, under
+from coursegen.incremental import ParseKept, ParseRecord, keep_parsed, plan_parse
+from coursegen.memo import Memo, remembered
 from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
 from coursegen.schema import Schema, check
 from coursegen.stages.csp import page_resources
-from coursegen.stages.load import SOURCE_DIRS, author_code_uses
-from coursegen.theme import files as theme
 from coursegen.yamlio import YamlError, load_yaml
 
 if TYPE_CHECKING:  # for the annotation alone: parsing a page without widgets needs no Jinja
@@ -75,10 +74,12 @@ class ParseContext:
     extra: dict = field(default_factory=dict)  # each extension's own `prepare` data, by its name
     python: CourseCode | None = None  # the build's one way to the course's Python ({calc}, widgets, exercises)
     templates: jinja2.Environment | None = None  # render's Jinja environment, for widgets' figures
+    author_files: frozenset[str] = frozenset()  # the course extensions' files: a failure there is a problem
+    memo: Memo | None = None  # the session's, for what parse rules keep across pages (highlighted code)
 
     def __post_init__(self):  # a page parsed outside a build (tests): default limits, a fresh environment
         if self.python is None:
-            self.python = CourseCode(self.root, Limits())
+            self.python = CourseCode(self.root, AuthorCode(), Limits())
         if self.templates is None:
             # Here: the author-code worker imports this module (for exercises) and needs no Jinja.
             from coursegen.stages.render import make_environment, template_folders
@@ -100,15 +101,28 @@ class CourseParser(MarkdownIt):
     page_analysers: dict[str, Callable]  # name → analyse(html, source), see make_markdown
     container_rules: list[Callable]  # the ::: blocks' rules, tried by one rule (register_block)
     role_handlers: dict[str, Callable]  # inline roles such as {calc} (roles.register_role)
+    memo: Memo | None  # the session's: lexers, formulas and math checks repeat across pages and builds
 
 
-def make_markdown(extensions=()) -> CourseParser:
-    """Return the configured parser with our plugins and the given extension modules installed."""
-    md = CourseParser("commonmark", {"highlight": highlight_code, "typographer": False}, renderer_cls=CourseRenderer)
+def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
+    """Return the configured parser with our plugins and the given extension modules installed; its
+    highlighter and formulas are kept in `memo` (None: computed every time)."""
+
+    def highlight(code: str, lang: str, attrs) -> str:
+        return highlight_code(code, lang, attrs, memo)
+
+    def math(latex: str, options) -> str:
+        return render_math(latex, options, memo)
+
+    def display_math(self, tokens, idx: int, options, env) -> str:
+        return render_display_math(self, tokens, idx, options, env, memo)
+
+    md = CourseParser("commonmark", {"highlight": highlight, "typographer": False}, renderer_cls=CourseRenderer)
+    md.memo = memo
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
-    md.use(dollarmath_plugin, renderer=render_math, allow_space=False, allow_digits=False)
-    md.add_render_rule("math_block", render_display_math)
+    md.use(dollarmath_plugin, renderer=math, allow_space=False, allow_digits=False)
+    md.add_render_rule("math_block", display_math)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
     md.renderer.fence_handlers = {}
     md.block_names = set()
@@ -127,11 +141,20 @@ def make_markdown(extensions=()) -> CourseParser:
     return md
 
 
-def parser(extensions, memo: Memo) -> CourseParser:
-    """Return the parser with these extensions installed, made again only when they change (and with
-    it every page is parsed again: see parse_pages)."""
+def parser(extensions, memo: Memo) -> tuple[CourseParser, bool]:
+    """Return the parser with these extensions installed, made again only when they change, and whether
+    it was made now (then no kept page holds its syntax: the memo's pages are forgotten)."""
     extensions = tuple(extensions.all if isinstance(extensions, Extensions) else extensions)
-    return memo.get("parser", extensions, lambda: make_markdown(extensions))
+    made: list[CourseParser] = []
+
+    def make() -> CourseParser:
+        made.append(make_markdown(extensions, memo))
+        return made[0]
+
+    md = memo.get("parser", extensions, make)
+    if made:
+        memo.clear("page")
+    return md, bool(made)
 
 
 def parse_pages(
@@ -139,104 +162,24 @@ def parse_pages(
     sources: list[Source],
     ctx: ParseContext,
     problems: Problems,
-    memo: Memo,
-    changes: Changes,
+    kept: ParseKept,
     jobs: int | None = None,
     meanwhile=None,
-) -> list[Page]:
-    """Return a Page per source, parsing only those whose parse key differs from the memo's.
-
-    When the watcher named every change and nothing all pages share moved, only the sources the
-    load stage read again ("unparsed") are keyed; the others are the same objects as last time, so
-    their keys are too. Problems of kept pages are reported again, in path order as in a full build.
-    Pages are parsed in `jobs` processes (None: one per core); `meanwhile()` runs in this process
-    while they are (see parallel.parallel_map).
-    Records "parsed" (the paths parsed now) and adds them to "reparsed" and "relink" (for render, link)."""
-    records = memo.records
-    shared = shared_parse_inputs(ctx, memo, changes)
-    if records.get("parsed with") is not md:  # another parser: no kept page holds its syntax
-        memo.clear("page")
-        records["with problems"] = {}
-    if changes.known and shared == records.get("parse inputs") and records.get("parsed with") is md:
-        loaded = records["sources"]
-        candidates = [loaded[path] for path in sorted(records.get("unparsed", ())) if path in loaded]
-    else:
-        candidates = sources
-    records.update({"parse inputs": shared, "parsed with": md, "unparsed": set()})
-    with_problems: dict[str, list] = records.setdefault("with problems", {})
-    kept = memo.table("page")  # path → (parse key, Page, its problems, short hash of the key)
-    keys = {s.path: parse_key(s, shared, memo) for s in candidates}
-    todo = [s for s in candidates if kept.get(s.path, ((),))[0] != keys[s.path]]
-    for source, (page, items) in zip(todo, parse_many(md, todo, ctx, jobs, meanwhile)):
-        memo.put("page", source.path, (keys[source.path], page, items, digest(keys[source.path])))
-        with_problems.pop(source.path, None)
-        if items:
-            with_problems[source.path] = items
-    if len(memo.table("page")) != len(sources) or candidates is sources:  # a source is gone: forget its page
-        memo.keep_only("page", [s.path for s in sources])
-        records["with problems"] = with_problems = {
-            s.path: with_problems[s.path] for s in sources if s.path in with_problems
-        }
-    records["parsed"] = [s.path for s in todo]
-    records.setdefault("reparsed", set()).update(records["parsed"])
-    records.setdefault("relink", set()).update(records["parsed"])
-    for path in sorted(with_problems):  # sources come sorted by path: the order of a full build
-        problems.items.extend(with_problems[path])
-    kept = memo.table("page")
-    return [kept[s.path][1] for s in sources]
-
-
-def shared_parse_inputs(ctx: ParseContext, memo: Memo, changes: Changes) -> dict:
-    """Return what parsing may consult beside a page's own text, as hashes: "all" for every page,
-    "calc" for pages with {calc}, "widgets" for pages with widgets."""
-    root, records = ctx.root, memo.records
-    name = ctx.python.package if ctx.python is not None else "kernels"  # the course's Python package
-    config_text = records.get("config text", "")  # as the load stage read it
-    if records.get("all parse inputs", (None, None))[:2] != (ctx.slug_by_path, config_text):
-        records["all parse inputs"] = (
-            ctx.slug_by_path,
-            config_text,
-            digest(sorted(ctx.slug_by_path.items()), config_text),
-        )
-    media = changes.signature("media", _covers_media, lambda: media_signature(root))
-    catalogue = sorted(ctx.extra.get("messages", {}).items())  # what parse rules write in the course's language
-    return {
-        "all": digest(records["all parse inputs"][2], media, catalogue),
-        "calc": changes.signature(f"calc {name}", under(name), lambda: tree_signature(root / name)),
-        "widgets": changes.signature(
-            f"widgets {name}",
-            under(name, "widgets", theme.COURSE_TEMPLATES),
-            lambda: tree_signature(root / name, root / "widgets", *theme.folders(root)),
-        ),
-    }
-
-
-def parse_key(source: Source, shared: dict, memo: Memo) -> tuple:
-    """Return the key that changes whenever re-parsing `source` could give a different Page."""
-    loaded = memo.records.get("sources", {}).get(source.path) is source  # else a source the load stage did not give
-    calc, widget = memo.peek("source uses", source.path) if loaded else author_code_uses(source.text)
-    uses = (
-        [shared["all"]] + [shared["calc"]] * calc + [shared["widgets"]] * widget
-    )  # an exercise also carries the theme's worker URL
-    return (source.path, source.kind, source.slug, source.text, *uses)  # compared, not hashed: cheaper
-
-
-def media_signature(root: Path) -> str:
-    """Return a hash of every non-Markdown file next to the sources and under media/."""
-    files = [
-        f
-        for folder in ("lessons", "reviews")
-        if (root / folder).is_dir()
-        for f in sorted((root / folder).rglob("*"))
-        if f.suffix != ".md"
-    ]
-    return tree_signature(*files, root / "media")
-
-
-def _covers_media(path: str) -> bool:
-    """Return whether a changed course path can change media_signature."""
-    top, _, rest = path.partition("/")
-    return top == "media" or (top in SOURCE_DIRS and not rest.endswith(".md"))
+) -> tuple[list[Page], ParseRecord]:
+    """Return a Page per source and the new ParseRecord, parsing only the sources whose parse key
+    differs from their kept page's (incremental.plan_parse). Problems of kept pages are reported
+    again, in path order as in a full build. Pages are parsed in `jobs` processes (None: one per
+    core); `meanwhile()` runs in this process while they are (see parallel.parallel_map)."""
+    package = ctx.python.package if ctx.python is not None else "kernels"  # the course's Python package
+    catalogue = ctx.extra.get("messages", {})  # what parse rules write in the course's language
+    plan = plan_parse(
+        ctx.root, package, catalogue, sources, kept.sources, kept.config_text, kept.last, kept.memo, kept.changes
+    )
+    results = parse_many(md, plan.todo, ctx, jobs, meanwhile)
+    parsed, record = keep_parsed(plan, results, sources, kept.last, kept.memo)
+    for found in parsed:  # sources come sorted by path: the order of a full build
+        problems.items.extend(found.problems)
+    return [found.page for found in parsed], record
 
 
 def parse_one(md: CourseParser, source: Source, ctx: ParseContext) -> tuple:
@@ -245,7 +188,7 @@ def parse_one(md: CourseParser, source: Source, ctx: ParseContext) -> tuple:
     try:
         page = parse_source(md, source, ctx, problems)
     except (Exception, SystemExit, KeyboardInterrupt) as err:  # a course extension's rule may exit, too
-        problem = parse_failure(err, source.path, ctx.root)
+        problem = parse_failure(err, source.path, ctx.root, ctx.author_files)
         if problem is None:
             raise
         problems.items.append(problem)
@@ -403,16 +346,16 @@ def _containers(state, start_line: int, end_line: int, silent: bool) -> bool:
     return any(rule(state, start_line, end_line, silent) for rule in state.md.container_rules)
 
 
-def highlight_code(code: str, lang: str, _attrs) -> str:
+def highlight_code(code: str, lang: str, _attrs, memo: Memo | None = None) -> str:
     """Return Pygments-highlighted HTML for a fenced block, or '' to use the plain renderer."""
     if not lang:
         return ""
-    lexer = _lexer(lang)
+    lexer = _lexer(lang, memo)
     if lexer is None:
         return ""
     from pygments import highlight
 
-    body = highlight(code, lexer, _formatter())
+    body = highlight(code, lexer, _formatter(memo))
     return f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">{body}</code></pre>'
 
 
@@ -420,20 +363,21 @@ def highlight_code(code: str, lang: str, _attrs) -> str:
 # milliseconds, which a build on two processes then pays in both at once rather than before it
 # splits, and a course without code or math never pays.
 
-# The formatter, lexers and formulas are kept in the build's memo (memoized: a formula or a
-# language repeats across pages, and a formatter costs more to make than a short highlight).
+# The formatter, lexers and formulas are kept in the session's memo, passed down from the parser
+# (a formula or a language repeats across pages, and a formatter costs more to make than a short
+# highlight).
 
 
-def _formatter():
+def _formatter(memo: Memo | None):
     def make():
         from pygments.formatters import HtmlFormatter
 
         return HtmlFormatter(nowrap=True)
 
-    return memoized("pygments formatter", None, make)
+    return remembered(memo, "pygments formatter", None, make)
 
 
-def _lexer(lang: str):
+def _lexer(lang: str, memo: Memo | None):
     """Return the Pygments lexer for a fence language, or None when Pygments has none."""
 
     def find():
@@ -445,7 +389,7 @@ def _lexer(lang: str):
         except ClassNotFound:
             return None
 
-    return memoized("lexer", lang, find)
+    return remembered(memo, "lexer", lang, find)
 
 
 def _latex_to_mathml(latex: str, **options) -> str:
@@ -454,26 +398,26 @@ def _latex_to_mathml(latex: str, **options) -> str:
     return latex2mathml.converter.convert(latex, **options)
 
 
-def render_math(latex: str, options) -> str:
+def render_math(latex: str, options, memo: Memo | None = None) -> str:
     """Return MathML for a `$…$` or `$$…$$` span (display mode for the latter)."""
-    return _mathml(latex, "block" if options.get("display_mode") else "inline")
+    return _mathml(latex, "block" if options.get("display_mode") else "inline", memo)
 
 
-def render_display_math(self, tokens, idx: int, options, env) -> str:
+def render_display_math(self, tokens, idx: int, options, env, memo: Memo | None = None) -> str:
     """Render a `$$…$$` block as a focusable scroll box: a formula wider than a phone scrolls sideways,
     and a keyboard can reach it to do so (as with highlighted code)."""
-    content = render_math(tokens[idx].content.strip(), {"display_mode": True})
+    content = render_math(tokens[idx].content.strip(), {"display_mode": True}, memo)
     return f'<div class="math block" tabindex="0">\n{content}\n</div>\n'
 
 
-def _mathml(latex: str, display: str) -> str:
+def _mathml(latex: str, display: str, memo: Memo | None) -> str:
     def convert() -> str:
         try:
             return _latex_to_mathml(latex, display=display)
         except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
             return f'<code class="math-error">{escapeHtml(latex)}</code>'
 
-    return memoized("mathml", (latex, display), convert)
+    return remembered(memo, "mathml", (latex, display), convert)
 
 
 # ---- core rules: links, misspelled or unclosed blocks, math -------------------------------
@@ -612,18 +556,18 @@ def _check_blocks_and_math(state) -> None:
         if has_math and (token.type.startswith("math_block") or token.type == "inline"):
             for item in (token,) if token.type != "inline" else token.children or ():
                 if item.type.startswith("math_") and item.content.strip():
-                    _check_math(item.content.strip(), line, env)
+                    _check_math(item.content.strip(), line, env, state.md.memo)
 
 
-def _check_math(latex: str, line: int, env: dict) -> None:
-    reason = _math_problem(latex)
+def _check_math(latex: str, line: int, env: dict, memo: Memo | None) -> None:
+    reason = _math_problem(latex, memo)
     if reason:
         env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
 
 
-def _math_problem(latex: str) -> str:
-    """Return why latex2mathml cannot read `latex`, or '' when it can (memoized: formulas repeat)."""
-    return memoized("math problem", latex, lambda: _find_math_problem(latex))
+def _math_problem(latex: str, memo: Memo | None) -> str:
+    """Return why latex2mathml cannot read `latex`, or '' when it can (kept in `memo`: formulas repeat)."""
+    return remembered(memo, "math problem", latex, lambda: _find_math_problem(latex))
 
 
 def _find_math_problem(latex: str) -> str:

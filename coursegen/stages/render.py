@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,17 @@ import jinja2
 from markupsafe import Markup
 
 from coursegen.errors import Problem
-from coursegen.memo import Changes, Memo, digest, tree_signature, under
+from coursegen.incremental import (
+    Changes,
+    FilledPage,
+    RenderedPage,
+    RenderKept,
+    RenderPlan,
+    RenderRecord,
+    plan_render,
+    render_key,
+)
+from coursegen.memo import Memo
 from coursegen.model import Course, Unit
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
@@ -119,19 +129,20 @@ def render_site(
     options: RenderOptions = RenderOptions(),
     extra_assets: Assets | None = None,
     csp_sources: dict | None = None,
-    memo: Memo | None = None,
-    changes: Changes | None = None,
+    kept: RenderKept | None = None,
     compiled: jinja2.BytecodeCache | None = None,
     page_context: dict | None = None,
-) -> dict[str, bytes]:
-    """Return every output file of the site, keyed by its path inside site/, rendering again only what
-    the memo's records say may have changed (a fresh memo, the default, renders everything).
+) -> tuple[dict[str, bytes], RenderRecord]:
+    """Return every output file of the site, keyed by its path inside site/, and this render's record,
+    rendering again only what `kept` says may have changed (nothing kept, the default: everything).
     `csp_sources` and `page_context` are the extensions' (coursegen.extensions: their `csp` and
     `page_context` events)."""
-    memo = memo if memo is not None else Memo()
-    changes = changes if changes is not None else Changes(memo)
+    if kept is None:
+        memo = Memo()
+        kept = RenderKept(memo, Changes(memo))
+    memo = kept.memo
     env = environment(root, memo, compiled)
-    assets = course_theme_assets(root, course.config)
+    assets = course_theme_assets(root, course.config, memo)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
         assets.urls.update(extra_assets.urls)
@@ -149,19 +160,22 @@ def render_site(
         **(page_context or {}),
     }
     out: dict[str, bytes] = dict(assets.files)
-    plan = plan_render(course, root, common, memo, changes)
-    out["index.html"] = _course_page(env, "index.html", "", common, memo, plan)
+    plan, record = plan_render(course, root, common, kept)
+    rerendered: list[str] = []
+    out["index.html"] = _course_page(env, "index.html", "", common, memo, plan, rerendered)
     units = course.written
     meanwhile = extra_assets.make_early if extra_assets else None
-    for unit, page in zip(units, render_units(env, units, course, common, memo, plan, options.jobs, meanwhile)):
+    pages, record = render_units(env, units, course, common, memo, plan, record, options.jobs, meanwhile)
+    rerendered += record.rerendered
+    for unit, page in zip(units, pages):
         out[unit.url] = page
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
-    out["404.html"] = _course_page(env, "404.html", None, common, memo, plan)
+    out["404.html"] = _course_page(env, "404.html", None, common, memo, plan, rerendered)
     out[".nojekyll"] = b""
     if course.config.base_url:
         out["sitemap.xml"] = sitemap(course).encode()
-    return dict(sorted(out.items()))
+    return dict(sorted(out.items())), replace(record, rerendered=tuple(rerendered))
 
 
 def environment(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
@@ -185,7 +199,7 @@ def warm_up_rendering(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | N
             env.get_template(name)
         except jinja2.TemplateError:
             pass
-    load_theme_assets(root)
+    load_theme_assets(root, memo)
 
 
 def _asset_url(assets: Assets):
@@ -203,89 +217,30 @@ def _asset_url(assets: Assets):
 
 
 # ---- what to render again -------------------------------------------------------------------
-# The memo keeps "rendered" (slug or file name → (render key, split page)) and "filled" (slug →
-# (split page, its asset URLs, the joined bytes)); its records hold what the last render saw.
-
-
-@dataclass
-class RenderPlan:
-    """What every page of this build shares (a digest), and the units whose render key may differ
-    from the memo's: the ones an edit reaches, or None for every unit."""
-
-    shared: str
-    candidates: list | None
-
-
-def plan_render(course: Course, root: Path, common: dict, memo: Memo, changes: Changes) -> RenderPlan:
-    """Return this build's RenderPlan, forgetting the kept pages of units that are gone when every unit
-    is looked at. Resets the "rerendered" record (the pages rendered by this build)."""
-    records = memo.records
-    extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
-    themes = changes.signature("theme", under(theme.COURSE_TEMPLATES), lambda: tree_signature(*theme.folders(root)))
-    if (
-        records.get("config repr", (None,))[0] is not course.config
-    ):  # its repr lists every unit: hashed once per configuration
-        records["config repr"] = (course.config, digest(repr(course.config)))
-    config_repr = records["config repr"][1]
-    candidates = changed_units(course, memo, changes)
-    outline_kept = candidates is not None  # then: is all else every page shares as it was?
-    if outline_kept and digest(records.get("outline", ""), config_repr, extra, themes) != records.get("render inputs"):
-        candidates = None
-    headings = records.setdefault("headings", {})  # slug → headings, for the pages that link there
-    if candidates is None:  # the outline may have changed: hash it again, and look at every page
-        records["outline"] = digest(tuple(unit_fields(u) for u in course.units))
-        course_pages = [name for name in memo.table("rendered") if "." in name]  # "index.html": slugs have no dot
-        memo.keep_only("rendered", [u.slug for u in course.written] + course_pages)
-        memo.keep_only("filled", [slug for slug in memo.table("rendered")])
-        records["headings"] = {u.slug: u.page.headings for u in course.written}
-    else:
-        for unit in candidates:
-            headings[unit.slug] = unit.page.headings
-    records["rendered course"] = None  # set again once every unit is rendered
-    records["render inputs"] = digest(records["outline"], config_repr, extra, themes)
-    records["rerendered"] = []
-    return RenderPlan(records["render inputs"], candidates)
-
-
-def changed_units(course: Course, memo: Memo, changes: Changes) -> list | None:
-    """Return the units whose render key may differ from the last build's, or None for "any".
-
-    Only when the watcher named every change, and the configuration, the sources and every
-    re-parsed page's place in the outline (title, summary, …) stayed the same: then a page
-    can only change through its own text or the headings of a page it links to, and those
-    pages are the re-parsed ones and the pages recorded as linking to them."""
-    records = memo.records
-    last = records.get("rendered course")
-    if (
-        not changes.known
-        or last is None
-        or last.config is not course.config
-        or len(last.written) != len(course.written)
-    ):
-        return None
-    loaded = records["sources"]
-    changed = [course.unit(loaded[path].slug) for path in sorted(records.get("reparsed", ())) if path in loaded]
-    if any(unit is None or unit_fields(unit) != unit_fields(last.unit(unit.slug)) for unit in changed):
-        return None  # the outline changed (and with it the course map every page may show)
-    headings, linkers = records.get("headings", {}), records.get("linkers", {})
-    reached = {unit.slug: unit for unit in changed}
-    for unit in changed:
-        if unit.page is not None and unit.page.headings != headings.get(unit.slug):
-            reached.update((slug, course.unit(slug)) for slug in linkers.get(unit.slug, ()))
-    reached.update((slug, course.unit(slug)) for slug in records.get("unmarked", ()))
-    return [unit for unit in reached.values() if unit is not None and unit.page is not None]
+# The memo keeps "rendered" (slug or file name → RenderedPage) and "filled" (slug → FilledPage);
+# what to look at again is incremental.plan_render's.
 
 
 def render_units(
-    env, units, course: Course, common: dict, memo: Memo, plan: RenderPlan, jobs: int | None = None, meanwhile=None
-) -> list[bytes]:
-    """Return each unit's page, rendering again only those whose render key changed, in `jobs` processes
-    (`meanwhile()` runs in this process once the work is shared out: see parallel.parallel_map)."""
-    records = memo.records
+    env,
+    units,
+    course: Course,
+    common: dict,
+    memo: Memo,
+    plan: RenderPlan,
+    record: RenderRecord,
+    jobs: int | None = None,
+    meanwhile=None,
+) -> tuple[list[bytes], RenderRecord]:
+    """Return each unit's page and the record with them rendered, rendering again only those whose
+    render key changed, in `jobs` processes (`meanwhile()` runs in this process once the work is
+    shared out: see parallel.parallel_map)."""
     candidates = units if plan.candidates is None else plan.candidates
     kept = memo.table("rendered")
-    keys = [render_key(unit, course, plan, memo) for unit in candidates]
-    todo = [(unit, key) for unit, key in zip(candidates, keys) if kept.get(unit.slug, ((),))[0] != key]
+    keys = [render_key(unit, course, plan, record, memo) for unit in candidates]
+    todo = [
+        (unit, key) for unit, key in zip(candidates, keys) if (found := kept.get(unit.slug)) is None or found.key != key
+    ]
 
     def render(job) -> list[bytes]:
         return split_marked(lambda context: render_unit(env, job[0], course, context), common)
@@ -301,29 +256,36 @@ def render_units(
         seen.add(name)
     parts = {unit.slug: render((unit, key)) for unit, key in warm}
     parts.update((unit.slug, split) for (unit, _), split in zip(rest, parallel_map(render, rest, jobs, meanwhile)))
-    unmarked, asset_names = records.setdefault("unmarked", set()), records.setdefault("asset names", set())
+    unmarked, asset_names = set(record.unmarked), set(record.asset_names)
     for unit, key in todo:
         split = parts[unit.slug]
-        memo.put("rendered", unit.slug, (_kept(key, split), split))
+        memo.put("rendered", unit.slug, RenderedPage(_kept(key, split), split))
         unmarked.discard(unit.slug)
         if isinstance(split, Unmarked):
             unmarked.add(unit.slug)
         asset_names.update(name.decode() for name in split[1::2])
-    records["rerendered"] += [unit.slug for unit, _ in todo]
     kept = memo.table("rendered")
     if plan.candidates is None:  # every asset name the kept pages hold
-        records["asset names"] = {name.decode() for unit in units for name in kept[unit.slug][1][1::2]}
-    if _same_urls(common["asset"], memo) and plan.candidates is not None:  # the others' bytes are as they were
+        asset_names = {name.decode() for unit in units for name in kept[unit.slug].parts[1::2]}
+    urls = _asset_urls(common["asset"], asset_names)
+    if urls == record.urls and plan.candidates is not None:  # the others' bytes are as they were
         done, filled = {unit.slug for unit, _ in todo}, memo.table("filled")
-        pages = [filled_page(u.slug, common["asset"], memo) if u.slug in done else filled[u.slug][2] for u in units]
+        pages = [filled_page(u.slug, common["asset"], memo) if u.slug in done else filled[u.slug].page for u in units]
     else:
         pages = [filled_page(unit.slug, common["asset"], memo) for unit in units]
-    records["rendered course"], records["reparsed"] = course, set()  # the next build's changes are relative to this one
-    return pages
+    done_record = replace(
+        record,
+        course=course,  # the next build's changes are relative to this one
+        rerendered=tuple(unit.slug for unit, _ in todo),
+        unmarked=frozenset(unmarked),
+        asset_names=frozenset(asset_names),
+        urls=urls,
+    )
+    return pages, done_record
 
 
-def _same_urls(asset, memo: Memo) -> bool:
-    """Return whether every asset name the kept pages hold has the URL it had last build."""
+def _asset_urls(asset, names) -> dict:
+    """Return the URL of every asset name the kept pages hold (None for one no longer there)."""
 
     def url(name: str):
         try:
@@ -331,56 +293,33 @@ def _same_urls(asset, memo: Memo) -> bool:
         except jinja2.TemplateError:  # no longer there: a page naming it must be filled (and fail) again
             return None
 
-    urls = {name: url(name) for name in sorted(memo.records.get("asset names", ()))}
-    same, memo.records["urls"] = urls == memo.records.get("urls", {}), urls
-    return same
+    return {name: url(name) for name in sorted(names)}
 
 
 def _course_page(
-    env: jinja2.Environment, name: str, canonical_path, common: dict, memo: Memo, plan: RenderPlan
+    env: jinja2.Environment, name: str, canonical_path, common: dict, memo: Memo, plan: RenderPlan, rerendered: list
 ) -> bytes:
     """Return the index or 404 page, made from the course outline, configuration and templates alone:
-    rendered again only when what every page shares changed."""
+    rendered again (and its name added to `rerendered`) only when what every page shares changed."""
     key = ("course page", plan.shared)
-    if memo.peek("rendered", name, ((),))[0] != key:
+    kept = memo.peek("rendered", name)
+    if kept is None or kept.key != key:
         split = split_marked(lambda context: _page(env, [name], context, canonical_path=canonical_path), common)
-        memo.put("rendered", name, (_kept(key, split), split))
-        memo.records["rerendered"].append(name)
+        memo.put("rendered", name, RenderedPage(_kept(key, split), split))
+        rerendered.append(name)
     return filled_page(name, common["asset"], memo)
-
-
-def render_key(unit: Unit, course: Course, plan: RenderPlan, memo: Memo) -> tuple:
-    """Return the key that changes whenever re-rendering `unit` could give a different page."""
-    prev, next_ = course.neighbours(unit.slug)
-    headings = memo.records["headings"]
-    # Pages show the headings of the sections they link to (a review's revisit list does).
-    linked = tuple((slug, headings.get(slug)) for slug in sorted({link.slug for link in unit.page.links}))
-    parsed = memo.peek("page", unit.page.source.path)  # (parse key, Page, problems, short hash of the key)
-    page_key = (
-        parsed[3]
-        if parsed is not None and parsed[1] is unit.page
-        else digest(unit.page.source.path, unit.page.source.text, unit.page.html)
-    )  # a page the parse stage did not keep
-    return (
-        page_key,
-        unit_fields(unit),
-        unit_fields(prev),
-        unit_fields(next_),
-        linked,
-        plan.shared,
-    )  # compared, not hashed: cheaper
 
 
 def filled_page(slug: str, asset, memo: Memo) -> bytes:
     """Return a rendered page with its asset markers replaced by this build's asset URLs."""
-    parts = memo.peek("rendered", slug)[1]  # text, asset name, text, asset name, …, text
+    parts = memo.peek("rendered", slug).parts  # text, asset name, text, asset name, …, text
     urls = tuple(asset(name.decode()) for name in parts[1::2])
     filled = memo.peek("filled", slug)
-    if filled is None or filled[0] is not parts or filled[1] != urls:  # same page, same URLs: same bytes
+    if filled is None or filled.parts is not parts or filled.urls != urls:  # same page, same URLs: same bytes
         page = b"".join(part if i % 2 == 0 else urls[i // 2].encode() for i, part in enumerate(parts))
-        filled = (parts, urls, page)
+        filled = FilledPage(parts, urls, page)
         memo.put("filled", slug, filled)
-    return filled[2]
+    return filled.page
 
 
 class Unmarked(list):
@@ -414,23 +353,6 @@ def _marking(asset, names: list[str]):
         return f"{MARK_OPEN}{name}{MARK_CLOSE}"
 
     return marked
-
-
-def unit_fields(unit) -> tuple:
-    """Return what templates read from a unit other than its page (None for no unit)."""
-    if unit is None:
-        return ()
-    return (
-        unit.number,
-        unit.slug,
-        unit.kind,
-        unit.title,
-        unit.summary,
-        unit.part,
-        unit.url,
-        getattr(unit, "topics", ()),
-        unit.page is not None,
-    )
 
 
 def missing_templates(course: Course, root: Path, problems) -> None:

@@ -13,9 +13,9 @@ import time
 import pytest
 from helpers import FIXTURES, run_cli
 
-from coursegen.cache import BuildCache
 from coursegen.errors import ContentError
 from coursegen.pipeline import build_site
+from coursegen.session import Session
 
 EXTENSION = '''"""A course extension: a {kbd} role, per-build data, a check, a file and a CSP source."""
 from markupsafe import escape
@@ -209,12 +209,12 @@ def test_a_callout_not_declared_is_still_an_error(course):
 
 
 def test_declaring_a_callout_during_serve_parses_the_pages_again(course):
-    cache = BuildCache()
+    cache = Session()
     put(course, "::: tip\nCold.\n:::\n")
     with pytest.raises(ContentError):
-        build_site(course, cache=cache)
+        build_site(course, session=cache)
     configure(course, "callouts: [tip]\n")
-    assert "callout-tip" in build_site(course, cache=cache).outputs["second.html"].decode()
+    assert "callout-tip" in build_site(course, session=cache).outputs["second.html"].decode()
 
 
 def test_csp_sources_from_course_yaml_widen_only_their_directive(course):

@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from coursegen.memo import active, memoized
+from coursegen.memo import Memo, remembered
 from coursegen.model import replaced_units
 from coursegen.stages.assets import course_theme_assets
 from coursegen.stages.parse import page_digest
@@ -24,6 +24,8 @@ SW_NAME = "sw.js"
 SW_SOURCE = "assets/sw.js"  # in the theme, or the course's templates/
 PRECACHE_LIMIT = 1 << 20
 LIVE_PYTHON = ("pyodide/", "py/")  # Pyodide and the kernels wheel: fetched only when a learner asks for them
+
+SESSION_HOOKS = ("add_files",)  # these hooks also take the build's session (extensions.ModuleExtension)
 
 
 def self_hosted(config):
@@ -36,13 +38,13 @@ def configure(config, options):
     return self_hosted(config) if options.offline else config
 
 
-def precache_list(course, site_files: dict[str, bytes]) -> list[str]:
+def precache_list(course, site_files: dict[str, bytes], memo: Memo | None = None) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
     media = sorted({site for unit in course.written for site, _ in unit.page.assets})
     key = (tuple(site_files), tuple(map(len, site_files.values())))
     # serve: the same files (a search index of thousands) build after build
-    return pages + media + list(memoized("precached files", key, lambda: _precached_files(*key)))
+    return pages + media + list(remembered(memo, "precached files", key, lambda: _precached_files(*key)))
 
 
 def _precached_files(paths: tuple[str, ...], sizes: tuple[int, ...]) -> tuple[str, ...]:
@@ -61,12 +63,12 @@ def _is_worker_copy(path: str) -> bool:
     return path.startswith("assets/sw.") and path.endswith(".js")
 
 
-def build_version(course, root: Path, precache: list[str]) -> str:
+def build_version(course, root: Path, precache: list[str], memo: Memo | None = None) -> str:
     """Return a short hash of what the pages are made of: sources, media, templates, config, asset names.
 
     Each page body counts by its digest, found while parsing: a rebuild does not hash every page again."""
     digest = hashlib.sha256("\n".join(precache).encode())
-    digest.update(page_digests(course.written).encode())
+    digest.update(page_digests(course.written, memo).encode())
     for file in theme.files_in_use(root):
         digest.update(file.read_bytes())
     for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):
@@ -77,51 +79,50 @@ def build_version(course, root: Path, precache: list[str]) -> str:
     return digest.hexdigest()[:16]
 
 
-def page_digests(written: tuple) -> str:
+def page_digests(written: tuple, memo: Memo | None = None) -> str:
     """Return the page digests of `written`, joined; in `serve` only those of replaced units are looked up
-    (the build's memo records the last build's written units and their digests)."""
-    memo = active()
-    last = memo.records.get("offline digests", ((), [])) if memo is not None else ((), [])
+    (`memo` keeps the last build's written units and their digests)."""
+    last = memo.peek("offline digests", None, ((), ())) if memo is not None else ((), ())
     changed = replaced_units(last[0], written)
     digests = [page_digest(unit.page) for unit in written] if changed is None else list(last[1])
     for position in changed or ():
         digests[position] = page_digest(written[position].page)
     if memo is not None:
-        memo.records["offline digests"] = (written, digests)
+        memo.put("offline digests", None, (written, tuple(digests)))
     return "".join(digests)
 
 
-def service_worker(course, root: Path, site_files: dict[str, bytes]) -> bytes:
-    """Return sw.js with its VERSION and PRECACHE filled in."""
-    precache = precache_list(course, site_files)
+def service_worker(course, root: Path, site_files: dict[str, bytes], memo: Memo | None = None) -> bytes:
+    """Return sw.js with its VERSION and PRECACHE filled in (what repeats from build to build kept in `memo`)."""
+    precache = precache_list(course, site_files, memo)
     file = theme.find(root, SW_SOURCE)
     if file is None:  # the packaged theme has it: only a broken install lacks it
         raise FileNotFoundError(f"the theme has no {SW_SOURCE}")
     source = file.read_text(encoding="utf-8")
     return (
-        source.replace("__VERSION__", build_version(course, root, precache))
-        .replace("__PRECACHE__", _json_list(tuple(precache)))
+        source.replace("__VERSION__", build_version(course, root, precache, memo))
+        .replace("__PRECACHE__", _json_list(tuple(precache), memo))
         .encode()
     )
 
 
-def _json_list(paths: tuple[str, ...]) -> str:
-    """Return the paths as an indented JSON list (memoized: an edit that changes no file name keeps it)."""
-    return memoized("precache json", paths, lambda: _dump_list(paths))
+def _json_list(paths: tuple[str, ...], memo: Memo | None) -> str:
+    """Return the paths as an indented JSON list (kept in `memo`: an edit that changes no file name keeps it)."""
+    return remembered(memo, "precache json", paths, lambda: _dump_list(paths))
 
 
 def _dump_list(paths: tuple[str, ...]) -> str:
     return json.dumps(list(paths), indent=2)
 
 
-def add_files(course, root, assets, problems) -> None:
+def add_files(course, root, assets, problems, session) -> None:
     """Write sw.js at the site root; templates reach it as asset('sw.js').
 
     It is made after the pages (assets.later), once the files it precaches are all known."""
 
     def worker() -> dict[str, bytes]:
-        site_files = {**course_theme_assets(root, course.config).files, **assets.files}
-        return {SW_NAME: service_worker(course, root, site_files)}
+        site_files = {**course_theme_assets(root, course.config, session.memo).files, **assets.files}
+        return {SW_NAME: service_worker(course, root, site_files, session.memo)}
 
     assets.urls[SW_NAME] = SW_NAME
     assets.later(worker)

@@ -21,12 +21,14 @@ from pathlib import Path
 
 from coursegen.features.search.index import ENTRY, FOLDER, search_files
 from coursegen.features.search.sections import page_text
-from coursegen.memo import memoized
+from coursegen.memo import Memo, remembered
 from coursegen.stages.parse import page_digest
 from coursegen.theme import messages
 from coursegen.theme.messages import unit_label
 
 __all__ = ["ENTRY", "FOLDER", "indexed_pages", "search_files"]
+
+SESSION_HOOKS = ("add_files", "serve")  # these hooks also take the build's session (extensions.ModuleExtension)
 
 
 def analyse(html: str, source):
@@ -52,9 +54,11 @@ def index_key(course, texts: dict[str, str]) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def index_files(course, texts: dict[str, str]) -> dict[str, bytes]:
-    """Return the index files for `course`, kept in the build's memo by index_key."""
-    return memoized("search index", index_key(course, texts), lambda: search_files(indexed_pages(course, texts)))
+def index_files(course, texts: dict[str, str], memo: Memo | None = None) -> dict[str, bytes]:
+    """Return the index files for `course`, kept in `memo` by index_key."""
+    return remembered(
+        memo, "search index", index_key(course, texts), lambda: search_files(indexed_pages(course, texts))
+    )
 
 
 class IndexProcess:
@@ -225,29 +229,26 @@ class BackgroundIndex:
         self.process.close()
 
 
-BACKGROUND: dict[Path, BackgroundIndex] = {}  # course folder → its serve's index (see index_beside_rebuilds)
+def index_beside_rebuilds(session, ready, building=None) -> None:
+    """Make the session's builds index in the background from now on (serve does; `building` is the
+    lock it holds while a rebuild runs)."""
+    session.background = BackgroundIndex(ready, building)
 
 
-def index_beside_rebuilds(root: Path, ready, building=None) -> None:
-    """Make builds of the course at `root` index in the background from now on (serve does; `building`
-    is the lock it holds while a rebuild runs)."""
-    BACKGROUND[Path(root).resolve()] = BackgroundIndex(ready, building)
-
-
-def serve(root: Path, ready, building):
+def serve(root: Path, ready, building, session):
     """Make `serve`'s builds index beside the rebuilds; return what makes them index within builds again."""
-    index_beside_rebuilds(root, ready, building)
-    return lambda: index_within_builds(root)
+    index_beside_rebuilds(session, ready, building)
+    return lambda: index_within_builds(session)
 
 
-def index_within_builds(root: Path) -> None:
-    """Undo index_beside_rebuilds: builds of `root` make their index again."""
-    background = BACKGROUND.pop(Path(root).resolve(), None)
+def index_within_builds(session) -> None:
+    """Undo index_beside_rebuilds: the session's builds make their index again."""
+    background, session.background = session.background, None
     if background is not None:
         background.close()
 
 
-def add_files(course, root, assets, problems) -> None:
+def add_files(course, root, assets, problems, session) -> None:
     """Add the index under search/, its entry file reachable as asset('search/index.json').
 
     Not content-hashed by the assets: the index names its own files by their content, and the entry
@@ -255,9 +256,8 @@ def add_files(course, root, assets, problems) -> None:
     and the index, not all pages. No page holds the index's bytes, so a build makes it while another
     process renders pages (assets.meanwhile); serve's is made beside the rebuilds."""
     assets.urls[ENTRY] = ENTRY
-    background = BACKGROUND.get(Path(root).resolve())
     texts = messages.catalogue(root, course.config)  # the units' labels, in the course's language
-    if background:
-        assets.files.update(background.files(course, texts))
+    if session.background:
+        assets.files.update(session.background.files(course, texts))
     else:
-        assets.meanwhile(lambda: index_files(course, texts))
+        assets.meanwhile(lambda: index_files(course, texts, session.memo))

@@ -101,6 +101,7 @@ def _build_modules(root, package: str, build: str) -> dict:
     return _MODULES[1]
 
 
+# The worker process's own tables, never the build's (see calc's _NAMES): per process by nature.
 _MODULES: list = [None, {}]  # [(root, package, build), {import name: module}], in the worker
 _NAMESPACES: dict[tuple, dict] = {}  # (build, widget folder) → the entry's module namespace, in the worker
 

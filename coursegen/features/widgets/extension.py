@@ -33,6 +33,8 @@ from coursegen.theme import messages
 FENCE = "widget"
 NAME = "widgets"  # this extension's name (coursegen.features.built_in): its own prepare data in ctx.extra
 
+SESSION_HOOKS = ("prepare", "add_files")  # these hooks also take the build's session (extensions.ModuleExtension)
+
 
 @dataclass
 class WidgetContext:
@@ -58,13 +60,13 @@ def analyse(html: str, source) -> dict[str, tuple[int, int]]:
     return baked_state_sizes(html, source)
 
 
-def prepare(root: Path, config, problems: Problems) -> WidgetContext:
+def prepare(root: Path, config, problems: Problems, session) -> WidgetContext:
     """Load every widget spec and work out how the page reaches Pyodide and the course's package."""
-    widgets = load_widgets(root, problems)
+    widgets = load_widgets(root, problems, session.memo)
     site = None
     if config is not None:
         try:
-            site = pyodide_site(root, config.pyodide, pyodide_packages(widgets.values()))
+            site = pyodide_site(root, config.pyodide, pyodide_packages(widgets.values()), session.memo)
         except SiteError as err:
             problems.error(CONFIG_NAME, config_line(root, "pyodide:"), err.message, err.hint)
         if site and site.missing:
@@ -76,7 +78,7 @@ def prepare(root: Path, config, problems: Problems) -> WidgetContext:
                 missing_hint(config.pyodide, site.missing),
             )
     package = course_package(root, config)
-    wheel = package_wheel(root, package) if package else ("", b"")
+    wheel = package_wheel(root, package, session.memo) if package else ("", b"")
     worker = theme.find(root, "assets/pyodide-worker.js")
     runtime = {
         "worker": hashed_name("assets/pyodide-worker.js", worker.read_bytes()) if worker else "",
@@ -119,7 +121,7 @@ def check(course, root: Path, problems: Problems) -> None:
     check_page_weight(course, problems)
 
 
-def add_files(course, root: Path, assets, problems: Problems) -> None:
+def add_files(course, root: Path, assets, problems: Problems, session) -> None:
     """Add each used widget's view and stylesheet, the course package's wheel and (self-hosted) Pyodide, which
     exercises use too (with their own packages; the learner's code does not import the course package)."""
     used = sorted({name for unit in course.written for name in unit.page.widgets}) if course else []
@@ -131,15 +133,15 @@ def add_files(course, root: Path, assets, problems: Problems) -> None:
         return
     package = course_package(root, course.config)
     if package and used:
-        site_path, data = package_wheel(root, package)
+        site_path, data = package_wheel(root, package, session.memo)
         assets.files[site_path] = data
-    specs = load_widgets(root, Problems())  # prepare reported their problems
+    specs = load_widgets(root, Problems(), session.memo)  # prepare reported their problems
     packages = {
         *pyodide_packages(specs[name] for name in used if name in specs),
         *(name for question in exercises for name in question.packages),
     }
     try:
-        site = pyodide_site(root, course.config.pyodide, sorted(packages))
+        site = pyodide_site(root, course.config.pyodide, sorted(packages), session.memo)
     except SiteError:
         return  # prepare reported it
     for site_path, source in site.files.items():
@@ -296,7 +298,7 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
         spec_json=spec_json(widget),
         states_json=Markup(states_json(compact_states(widget, data["states"]))),
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
-        code=Markup(highlight_code(entry_source(widget), "python", None)),
+        code=Markup(highlight_code(entry_source(widget), "python", None, env["ctx"].memo)),
         package=context.package,
         runtime_json=Markup(states_json(page_runtime(context, env["widgets"]))) if first_on_page else "",
         messages=messages.texts(env),

@@ -19,7 +19,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coursegen.memo import memoized
+from coursegen.memo import Memo, remembered
 from coursegen.stages.config import PyodideConfig
 from coursegen.stages.assets import file_stamps
 
@@ -59,11 +59,11 @@ def wheel_name(package: str) -> str:
     return f"{package}-{PACKAGE_VERSION}-py3-none-any.whl"
 
 
-def package_wheel(root: Path, package: str = "kernels") -> tuple[str, bytes]:
+def package_wheel(root: Path, package: str = "kernels", memo: Memo | None = None) -> tuple[str, bytes]:
     """Return (site path, bytes) of the deterministic wheel holding the course's own package."""
     files = sorted(p for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts)
     key = (root, package, file_stamps(files), os.environ.get("SOURCE_DATE_EPOCH"))
-    return memoized("package wheel", key, lambda: _wheel(*key))  # `serve`: zipped again when a package file changed
+    return remembered(memo, "package wheel", key, lambda: _wheel(*key))  # `serve`: zipped again when a package file changed
 
 
 def _wheel(root: Path, package: str, stamps: tuple, epoch: str | None) -> tuple[str, bytes]:
@@ -112,7 +112,7 @@ def sri(data: bytes) -> str:
     return "sha384-" + base64.b64encode(hashlib.sha384(data).digest()).decode()
 
 
-def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
+def pyodide_site(root: Path, settings, packages=(), memo: Memo | None = None) -> PyodideSite:
     """Return where Pyodide comes from for `settings` (course.yaml's pyodide), or raise SiteError.
 
     A self-hosted copy must be the pinned version in a layout the worker supports; it holds the runtime
@@ -131,11 +131,11 @@ def pyodide_site(root: Path, settings, packages=()) -> PyodideSite:
                 f"pyodide source is 'local' but '{settings.path}' holds no {LOADER}",
                 f"{fetch}, or set pyodide.path to a Pyodide distribution",
             )
-        return local_site(dist, settings, packages)
+        return local_site(dist, settings, packages, memo)
     return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
 
 
-def local_site(dist: Path, settings, packages) -> PyodideSite:
+def local_site(dist: Path, settings, packages, memo: Memo | None = None) -> PyodideSite:
     """Check a self-hosted distribution and return what to copy from it, and which packages it cannot serve."""
     check_layout(dist, settings)
     check_version(dist, settings)
@@ -144,7 +144,7 @@ def local_site(dist: Path, settings, packages) -> PyodideSite:
     for name, file_name, sha256 in wanted:
         if not _plain(file_name):
             missing[name] = f"its lock entry names {file_name!r}, not a file of the distribution"
-        elif why := wheel_problem(dist / file_name, sha256):
+        elif why := wheel_problem(dist / file_name, sha256, memo):
             missing[name] = f"{file_name} {why}"
     for name in packages:
         if name not in lock:
@@ -237,17 +237,18 @@ def version_hint(found: str) -> str:
     )
 
 
-def wheel_problem(path: Path, sha256: str) -> str:
+def wheel_problem(path: Path, sha256: str, memo: Memo | None = None) -> str:
     """Return what is wrong with one package file of the distribution ("" when it is there, intact)."""
     if not path.is_file():
         return "is not in the distribution"
     stat = path.stat()
-    if sha256 and memoized("wheel sha256", (path, stat.st_size, stat.st_mtime_ns), lambda: _sha256(path)) != sha256:
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    if sha256 and remembered(memo, "wheel sha256", key, lambda: _sha256(path)) != sha256:
         return "does not match the sha256 of the lock file"
     return ""
 
 
-def _sha256(path: Path) -> str:  # memoized by size and time: `serve` hashes a wheel again when it changed
+def _sha256(path: Path) -> str:  # kept by size and time: `serve` hashes a wheel again when it changed
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.errors import Problems, choices_hint
-from coursegen.memo import memoized
+from coursegen.memo import Memo, remembered
 from coursegen.schema import Schema, check
 from coursegen.stages.assets import file_stamps
 from coursegen.stages.config import read_text
@@ -162,17 +162,18 @@ def widget_folders(root: Path) -> list[Path]:
     return sorted(p for p in (root / "widgets").glob("*") if p.is_dir())
 
 
-def load_widgets(root: Path, problems: Problems) -> dict[str, Widget]:
-    """Return every valid widget under `widgets/`, keyed by name, reporting broken specs."""
+def load_widgets(root: Path, problems: Problems, memo: Memo | None = None) -> dict[str, Widget]:
+    """Return every valid widget under `widgets/`, keyed by name, reporting broken specs (each kept in
+    `memo` by its files' stamps)."""
     found = {}
     for folder in widget_folders(root):
-        widget = load_widget(root, folder, problems)
+        widget = load_widget(root, folder, problems, memo)
         if widget:
             found[widget.name] = widget
     return found
 
 
-def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
+def load_widget(root: Path, folder: Path, problems: Problems, memo: Memo | None = None) -> Widget | None:
     """Return the widget in `folder`, or None (with problems) when its spec or files are broken.
 
     Read again only when one of its files changes (`serve` loads every widget on every rebuild):
@@ -188,7 +189,7 @@ def load_widget(root: Path, folder: Path, problems: Problems) -> Widget | None:
         )
         return None
     key = (root, folder, file_stamps([folder / name for name in WIDGET_FILES]))
-    widget, found = memoized("widget spec", key, lambda: _read_widget(root, folder, shown))
+    widget, found = remembered(memo, "widget spec", key, lambda: _read_widget(root, folder, shown))
     problems.items.extend(found)
     return widget
 

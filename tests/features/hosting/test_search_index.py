@@ -171,10 +171,10 @@ def test_the_service_worker_precaches_the_index(mini_course):
 
 
 def test_a_rebuild_with_the_same_pages_reuses_the_index_and_an_edit_changes_only_some_files(mini_course):
-    from coursegen.cache import BuildCache
     from coursegen.features.search import index
+    from coursegen.session import Session
 
-    cache = BuildCache()
+    cache = Session()
     made = []
     original = index.search_files
 
@@ -186,11 +186,11 @@ def test_a_rebuild_with_the_same_pages_reuses_the_index_and_an_edit_changes_only
 
     extension.search_files, saved = counted, extension.search_files
     try:
-        first = build_site(mini_course, cache=cache).outputs
-        again = build_site(mini_course, cache=cache).outputs
+        first = build_site(mini_course, session=cache).outputs
+        again = build_site(mini_course, session=cache).outputs
         lesson = mini_course / "lessons" / "02-second.md"
         lesson.write_text(lesson.read_text() + "\nA brandnewword here.\n")
-        edited = build_site(mini_course, cache=cache).outputs
+        edited = build_site(mini_course, session=cache).outputs
     finally:
         extension.search_files = saved
     assert made == [3, 3]  # the second build kept the first one's index, the edit made a new one
@@ -229,7 +229,9 @@ def test_the_index_is_made_while_another_process_renders_when_rendering_is_share
 
     steps: list[str] = []
     made, units = extension.index_files, render.render_units
-    monkeypatch.setattr(extension, "index_files", lambda course, texts: (steps.append("index"), made(course, texts))[1])
+    monkeypatch.setattr(
+        extension, "index_files", lambda course, texts, memo: (steps.append("index"), made(course, texts, memo))[1]
+    )
     monkeypatch.setattr(
         render, "render_units", lambda *a: (steps.append("render"), units(*a), steps.append("rendered"))[1]
     )

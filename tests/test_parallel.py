@@ -116,7 +116,7 @@ def test_text_printed_before_the_split_is_printed_once():
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[1],
     )
     assert out.stdout == "before"
 

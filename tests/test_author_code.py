@@ -14,15 +14,24 @@ import pytest
 from helpers import run_cli
 
 from coursegen import author_code
-from coursegen.author_code import AuthorCodeStopped, Limits, call
-from coursegen.cache import BuildCache
+from coursegen.author_code import AuthorCode, AuthorCodeStopped, Limits
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.session import Session
 
 FAST = Limits(seconds=0.5)
 
 
+RUNTIME: list[AuthorCode] = []  # the one the running test uses (how_started makes it)
+
+
+def call(*args, **kwargs):
+    return RUNTIME[0].call(*args, **kwargs)
+
+
 def worker_pid() -> int:
-    return author_code._WORKERS[os.getpid()].process.pid
+    pid = RUNTIME[0].worker_pid()
+    assert pid is not None
+    return pid
 
 
 @pytest.mark.usefixtures("how_started")
@@ -38,12 +47,11 @@ def test_a_call_returns_its_value_from_another_process(tmp_path):
 @pytest.fixture(params=["fork", "fresh interpreter"])
 def how_started(request, monkeypatch):
     """Each worker test runs twice: with the worker forked (the command line) and spawned (serve's threads)."""
-    monkeypatch.setattr(author_code, "_WORKERS", {})
+    RUNTIME[:] = [AuthorCode()]
     if request.param != "fork":
         monkeypatch.setattr(author_code, "_can_fork", lambda: False)
     yield request.param
-    for worker in author_code._WORKERS.values():
-        worker.stop()
+    RUNTIME.pop().close()
 
 
 @pytest.mark.usefixtures("how_started")
@@ -118,7 +126,7 @@ def test_processes_the_course_code_starts_end_with_its_worker(tmp_path):
     assert namespace_pids is None
     started = call(FAST, tmp_path, builtins.eval, "__import__('builtins').STARTED")
     assert len(started) == 2 and all(running(pid) for pid in started)
-    author_code._WORKERS.pop(os.getpid()).stop()
+    RUNTIME[0].close()
     assert all(gone_soon(pid) for pid in started)
 
 
@@ -158,13 +166,13 @@ def test_a_worker_that_dies_is_reported_and_replaced(tmp_path):
 
 @pytest.mark.usefixtures("how_started")
 def test_results_stream_back_in_order_and_stop_at_the_first_failure(tmp_path):
-    results = author_code.call_each(FAST, tmp_path, builtins.eval, [("1",), ("1/0",), ("3",)])
+    results = RUNTIME[0].call_each(FAST, tmp_path, builtins.eval, [("1",), ("1/0",), ("3",)])
     assert next(results) == 1
     with pytest.raises(ZeroDivisionError):
         next(results)
     assert call(FAST, tmp_path, builtins.eval, "4") == 4  # the failed request does not confuse the next
     before = worker_pid()
-    unread = author_code.call_each(FAST, tmp_path, builtins.eval, [("5",)] * 3)
+    unread = RUNTIME[0].call_each(FAST, tmp_path, builtins.eval, [("5",)] * 3)
     assert next(unread) == 5
     unread.close()  # its other answers are never read: the next call gets a fresh worker
     assert call(FAST, tmp_path, builtins.eval, "6") == 6
@@ -203,7 +211,6 @@ def test_the_pool_worker_of_a_large_build_starts_its_own_worker(mini_course, tmp
         original(self, *args)
 
     monkeypatch.setattr(author_code.Worker, "__init__", recorded)
-    monkeypatch.setattr(author_code, "_WORKERS", {})
     lessons = mini_course / "lessons"
     units = []
     for number in range(3, 33):
@@ -213,8 +220,8 @@ def test_the_pool_worker_of_a_large_build_starts_its_own_worker(mini_course, tmp
         units.append(f"  - slug: extra-{number}\n")
     course = mini_course / "course.yaml"
     course.write_text(course.read_text().replace("  - slug: check\n", "".join(units) + "  - slug: check\n"))
-    both = build_site(mini_course, BuildOptions(jobs=2), BuildCache()).outputs
-    one = build_site(mini_course, BuildOptions(jobs=1), BuildCache()).outputs
+    both = build_site(mini_course, BuildOptions(jobs=2), Session()).outputs
+    one = build_site(mini_course, BuildOptions(jobs=1), Session()).outputs
     assert both == one
     assert len(set(starts.read_text().split())) == 2  # this process's worker, and the fork's own
     assert ">17</span>" in both["extra-4.html"].decode()

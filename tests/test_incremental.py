@@ -1,4 +1,4 @@
-"""Incremental builds: a warm BuildCache redoes little, and its output always equals a full build."""
+"""Incremental builds: a warm Session redoes little, and its output always equals a full build."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import re
 
 import pytest
 
-from coursegen.cache import BuildCache
 from coursegen.errors import ContentError
 from coursegen.pipeline import BuildOptions, build_site
+from coursegen.session import Session
 
 
 def outcome(root, cache=None):
     """Return what a build gives: ('ok', outputs, warnings) or ('error', problem texts)."""
     try:
-        result = build_site(root, cache=cache)
+        result = build_site(root, session=cache)
     except ContentError as err:
         return "error", [p.format() for p in err.problems]
     return "ok", result.outputs, [w.format() for w in result.warnings]
@@ -63,7 +63,7 @@ def undo_broken_links(root):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_incremental_builds_equal_full_builds_over_random_edits(mini_course, seed):
     rng = random.Random(seed)
-    cache = BuildCache()
+    cache = Session()
     assert outcome(mini_course, cache) == outcome(mini_course)
     for step in range(14):
         name = rng.choice(sorted(EDITS))
@@ -75,7 +75,7 @@ def test_incremental_builds_equal_full_builds_over_random_edits(mini_course, see
 
 
 def test_incremental_equals_full_on_the_sample_course_with_widgets_and_questions(sample_course):
-    cache = BuildCache()
+    cache = Session()
     assert outcome(sample_course, cache) == outcome(sample_course)
     lesson = sorted((sample_course / "lessons").glob("*.md"))[0]
     append(lesson, "\nOne more sentence for the search index.\n")
@@ -86,26 +86,26 @@ def test_incremental_equals_full_on_the_sample_course_with_widgets_and_questions
 
 
 def test_editing_one_lesson_body_reparses_and_rerenders_only_that_lesson(mini_course):
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
     append(mini_course / "lessons" / "02-second.md", "\nOne more paragraph.\n")
-    build_site(mini_course, cache=cache)
+    build_site(mini_course, session=cache)
     assert cache.parsed == ["lessons/02-second.md"]
     assert cache.rerendered == ["second"]
 
 
 def test_an_unchanged_course_rebuilds_nothing(mini_course):
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
+    build_site(mini_course, session=cache)
     assert cache.parsed == [] and cache.rerendered == []
 
 
 def test_a_new_title_rerenders_the_pages_that_show_it(mini_course):
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
     replace(mini_course / "lessons" / "02-second.md", "title: Second lesson", "title: Second, renamed")
-    outputs = build_site(mini_course, cache=cache).outputs
+    outputs = build_site(mini_course, session=cache).outputs
     assert cache.parsed == ["lessons/02-second.md"]
     assert {"first", "second", "check"} <= set(cache.rerendered)  # neighbours name it in their navigation
     assert "index.html" in cache.rerendered  # the course map lists it
@@ -114,20 +114,20 @@ def test_a_new_title_rerenders_the_pages_that_show_it(mini_course):
 
 
 def test_a_template_edit_rerenders_every_page_but_reparses_none(mini_course):
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
     append(mini_course / "templates" / "lesson.html", "{# a comment #}\n")
-    build_site(mini_course, cache=cache)
+    build_site(mini_course, session=cache)
     assert cache.parsed == []
     assert sorted(cache.rerendered) == ["404.html", "check", "first", "index.html", "second"]
 
 
 def test_a_kernel_edit_reparses_only_pages_that_compute_with_kernels(mini_course):
     append(mini_course / "lessons" / "02-second.md", "\nTile {calc}`kda.TILE`.\n")
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
     append(mini_course / "kernels" / "kda.py", "\n# touched\n")
-    build_site(mini_course, cache=cache)
+    build_site(mini_course, session=cache)
     assert cache.parsed == ["lessons/02-second.md"]
 
 
@@ -141,7 +141,8 @@ def test_asset_urls_are_filled_in_after_rendering(mini_course):
 def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     from coursegen.errors import Problems
     from coursegen.extensions import built_in_extensions
-    from coursegen.memo import Changes, Memo
+    from coursegen.incremental import Changes, ParseKept, RenderKept, SourcesRead
+    from coursegen.memo import Memo
     from coursegen.stages.assets import Assets
     from coursegen.stages.config import load_config
     from coursegen.stages.link import link_course
@@ -150,19 +151,26 @@ def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     from coursegen.stages.render import RenderOptions, render_site
 
     root, problems, memo = sample_course, Problems(), Memo()
+    changes = Changes(memo)
     config, sources = load_config(root, problems), load_sources(root, problems)
-    extensions = built_in_extensions()
-    ctx = ParseContext(root, {s.path: s.slug for s in sources}, extensions.prepare(root, config, problems))
-    pages = parse_pages(parser(extensions, memo), sources, ctx, problems, memo, Changes(memo))
+    session = Session()
+    extensions = built_in_extensions(session)
+    ctx = ParseContext(root, {s.path: s.slug for s in sources}, extensions.prepare(root, config, problems), memo=memo)
+    kept = ParseKept(memo, changes, SourcesRead.of(sources), None, None)
+    pages, _ = parse_pages(parser(extensions, memo)[0], sources, ctx, problems, kept)
     course = link_course(config, pages, problems)
     assets = Assets()
     extensions.add_files(course, root, assets, problems)
     shown = extensions.page_context(config)  # what templates get from the extensions (logo, favicon, …)
-    first = render_site(course, root, RenderOptions(), assets, memo=memo, page_context=shown)
-    assert memo.records["rerendered"]  # the memo was cold: every page rendered
-    again = render_site(course, root, RenderOptions(), assets, memo=memo, page_context=shown)
-    assert memo.records["rerendered"] == []  # warm: every page came from the memo
-    assert first == again == render_site(course, root, RenderOptions(), assets, page_context=shown)
+    first, record = render_site(
+        course, root, RenderOptions(), assets, kept=RenderKept(memo, changes), page_context=shown
+    )
+    assert record.rerendered  # the memo was cold: every page rendered
+    again, record = render_site(
+        course, root, RenderOptions(), assets, kept=RenderKept(memo, changes, record), page_context=shown
+    )
+    assert record.rerendered == ()  # warm: every page came from the memo
+    assert first == again == render_site(course, root, RenderOptions(), assets, page_context=shown)[0]
     assets.cancel()  # the index and service worker, made after rendering, are not needed here
 
 
@@ -176,22 +184,22 @@ def test_parsing_in_worker_processes_gives_the_same_site(tmp_path):
 
     root = write_course(tmp_path / "gen", count=30)
     copy_engine_parts(REPO, root)
-    serial = build_site(root, BuildOptions(jobs=1), BuildCache()).outputs
-    parallel_cache = BuildCache()
+    serial = build_site(root, BuildOptions(jobs=1), Session()).outputs
+    parallel_cache = Session()
     assert build_site(root, BuildOptions(jobs=3), parallel_cache).outputs == serial
-    assert build_site(root, BuildOptions(jobs=2), BuildCache()).outputs == serial
+    assert build_site(root, BuildOptions(jobs=2), Session()).outputs == serial
     assert len(parallel_cache.parsed) == 30
     # Templates compile while the pages parse; one that does not compile is still reported, with its line.
     append(root / "templates" / "partials" / "toc.html", "{% if %}\n")
     for jobs in (2, 1):
         with pytest.raises(ContentError) as raised:
-            build_site(root, BuildOptions(jobs=jobs), BuildCache())
+            build_site(root, BuildOptions(jobs=jobs), Session())
         assert raised.value.problems[0].path == "templates/partials/toc.html"
 
 
 def test_a_retitled_section_rerenders_the_review_that_sends_learners_there(sample_course):
-    cache = BuildCache()
-    build_site(sample_course, cache=cache)
+    cache = Session()
+    build_site(sample_course, session=cache)
     replace(sample_course / "lessons" / "02-kda.md", "## Fade, erase, write", "## Fade, Erase, Write")
     assert outcome(sample_course, cache) == outcome(sample_course)
     assert "review-a" in cache.rerendered
@@ -199,18 +207,18 @@ def test_a_retitled_section_rerenders_the_review_that_sends_learners_there(sampl
 
 def test_a_same_size_edit_in_the_same_clock_tick_is_seen_once_the_watcher_reports_it(mini_course):
     lesson = mini_course / "lessons" / "02-second.md"
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
     stat = lesson.stat()
     lesson.write_text(lesson.read_text().replace("title: Second lesson", "title: Second lessoN"))
     os.utime(lesson, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as if saved within one clock tick
     cache.forget([lesson])
-    assert "Second lessoN" in build_site(mini_course, cache=cache).outputs["second.html"].decode()
+    assert "Second lessoN" in build_site(mini_course, session=cache).outputs["second.html"].decode()
 
 
 def test_a_missing_front_matter_template_is_found_once_it_is_written(mini_course):
     """A missing `template:` is reported until the template is written, then the page builds as from scratch."""
-    cache = BuildCache()
+    cache = Session()
     assert outcome(mini_course, cache)[0] == "ok"
     lesson = mini_course / "lessons" / "02-second.md"
     replace(lesson, "title: Second lesson", "title: Second lesson\ntemplate: wide.html")
@@ -284,7 +292,7 @@ def watched_build(root, cache, before):
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_watched_rebuilds_equal_full_builds_over_random_edits(mini_course, seed):
     rng = random.Random(seed)
-    cache = BuildCache()
+    cache = Session()
     assert outcome(mini_course, cache) == outcome(mini_course)
     cache.trust_watcher()
     before = snapshot(mini_course)
@@ -302,16 +310,16 @@ def test_watched_rebuilds_equal_full_builds_over_random_edits(mini_course, seed)
 
 
 def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monkeypatch):
-    import coursegen.stages.load
+    import coursegen.incremental
 
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
     cache.trust_watcher()
-    build_site(mini_course, cache=cache)  # the look at everything after the watches are in place
+    build_site(mini_course, session=cache)  # the look at everything after the watches are in place
     read, looked = [], []
-    real_read, real_stat, real_scandir = coursegen.stages.load.read_text, os.stat, os.scandir
+    real_read, real_stat, real_scandir = coursegen.incremental.read_text, os.stat, os.scandir
     monkeypatch.setattr(
-        coursegen.stages.load, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest)
+        coursegen.incremental, "read_text", lambda file, *rest: read.append(file.name) or real_read(file, *rest)
     )
 
     def stat(path, *args, **kwargs):
@@ -327,7 +335,7 @@ def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monke
     lesson = mini_course / "lessons" / "02-second.md"
     append(lesson, "\nOne more paragraph.\n")
     cache.note_changes(mini_course, ["lessons/02-second.md"])
-    outputs = build_site(mini_course, cache=cache).outputs
+    outputs = build_site(mini_course, session=cache).outputs
     monkeypatch.undo()
     assert read == ["02-second.md"]
     sources = [path for path in looked if "/lessons" in path or "/reviews" in path]
@@ -337,10 +345,10 @@ def test_a_watched_edit_reads_lists_and_stats_no_other_source(mini_course, monke
 
 
 def test_a_new_heading_rerenders_the_review_that_links_there_and_nothing_else(sample_course):
-    cache = BuildCache()
-    build_site(sample_course, cache=cache)
+    cache = Session()
+    build_site(sample_course, session=cache)
     cache.trust_watcher()
-    build_site(sample_course, cache=cache)
+    build_site(sample_course, session=cache)
     replace(sample_course / "lessons" / "02-kda.md", "## Fade, erase, write", "## Fade, Erase, Write")
     cache.note_changes(sample_course, ["lessons/02-kda.md"])
     assert outcome(sample_course, cache) == outcome(sample_course)
@@ -353,8 +361,8 @@ def test_a_new_heading_rerenders_the_review_that_links_there_and_nothing_else(sa
 
 
 def test_a_watched_edit_of_a_draft_equals_a_full_build(mini_course):
-    cache = BuildCache()
-    build_site(mini_course, cache=cache)
+    cache = Session()
+    build_site(mini_course, session=cache)
     cache.trust_watcher()
     before = snapshot(mini_course)
     replace(mini_course / "lessons" / "02-second.md", "---\n", "---\ndraft: true\n")
@@ -362,3 +370,20 @@ def test_a_watched_edit_of_a_draft_equals_a_full_build(mini_course):
         got, before = watched_build(mini_course, cache, before)
         assert got == outcome(mini_course)
         append(mini_course / "lessons" / "02-second.md", "\nA draft's new line.\n")
+
+
+def test_the_records_of_a_build_are_plain_data_that_pickle(sample_course):
+    """The records a later on-disk cache would save: every stage's record pickles and comes back equal
+    in what the next build compares (the live parser and Jinja environment stay in the memo)."""
+    import pickle
+
+    cache = Session()
+    build_site(sample_course, BuildOptions(jobs=1), session=cache)
+    records = cache.records
+    assert None not in (records.config, records.sources, records.parse, records.link, records.render)
+    back = pickle.loads(pickle.dumps(records))
+    assert back.sources.sources == records.sources.sources and back.parse == records.parse
+    assert back.render.inputs == records.render.inputs and back.render.headings == records.render.headings
+    assert back.link.linkers == records.link.linkers and back.config.text == records.config.text
+    for kind in ("page", "rendered", "filled"):
+        assert pickle.loads(pickle.dumps(cache.memo.table(kind))).keys() == cache.memo.table(kind).keys()

@@ -7,9 +7,9 @@ import shutil
 import pytest
 from helpers import FIXTURES, REPO, run_cli
 
-from coursegen.cache import BuildCache
 from coursegen.errors import ContentError
 from coursegen.pipeline import build_site
+from coursegen.session import Session
 from coursegen.theme import files as theme
 
 
@@ -63,11 +63,11 @@ def test_one_partial_and_one_asset_override_the_theme_and_the_rest_comes_from_it
 
 
 def test_serve_picks_up_a_templates_folder_added_between_builds(bare_course):
-    cache = BuildCache()
-    before = build_site(bare_course, cache=cache).outputs
+    cache = Session()
+    before = build_site(bare_course, session=cache).outputs
     (bare_course / "templates" / "partials").mkdir(parents=True)
     (bare_course / "templates" / "partials" / "header.html").write_text("<header>Own header</header>\n")
-    after = build_site(bare_course, cache=cache).outputs
+    after = build_site(bare_course, session=cache).outputs
     assert "Own header" not in before["first.html"].decode()
     assert "Own header" in after["first.html"].decode() and "Own header" in after["index.html"].decode()
 
