@@ -22,3 +22,11 @@ def sample_course(tmp_path) -> Path:
 def mini_course(tmp_path) -> Path:
     """A private copy of the small fixed course in tests/fixtures/mini."""
     return copy_course(FIXTURES / "mini", tmp_path / "mini")
+
+
+def pytest_collection_modifyitems(items):
+    """Run the browser tests last: their session-wide Chromium keeps a thread (Playwright's
+    asyncio-waitpid) alive until the session ends, and with another thread running the build
+    never forks (parallel.can_fork), which the tests of parallel_map and the author-code worker
+    check. The order within each group stays pytest's."""
+    items.sort(key=lambda item: "browser" in Path(str(item.path)).parts)
