@@ -137,7 +137,9 @@ def parse_pages(
     Records "parsed" (the paths parsed now) and adds them to "reparsed" and "relink" (for render, link)."""
     records = memo.records
     shared = shared_parse_inputs(ctx, memo, changes)
-    if records.get("parsed with") is not md:  # another parser: no kept page holds its syntax
+    # Another parser: no kept page holds its syntax; but pages loaded from .coursegen-cache/ were
+    # parsed by an equal one (the same coursegen and course code: see disk_cache.load_pages).
+    if records.get("parsed with") is not md and not records.pop("parser on disk", False):
         memo.clear("page")
         records["with problems"] = {}
     if changes.known and shared == records.get("parse inputs") and records.get("parsed with") is md:
