@@ -29,6 +29,7 @@ from coursegen.model import Course, Unit
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
 from coursegen.stages.assets import Assets, course_theme_assets, import_map, load_theme_assets
+from coursegen.stages.course_units import CourseUnits
 from coursegen.theme import appearance, messages
 from coursegen.theme import files as theme
 
@@ -130,6 +131,7 @@ def render_site(
         "messages": messages.catalogue(root, course.config),
         "import_map": Markup(modules),
         "csp": csp.policy(course.config, root, csp_sources, (modules,)),
+        "course_units": CourseUnits(env, root),  # the list of every unit, rendered once (stages/course_units.py)
         **appearance.page_values(course.config),
     }
     out: dict[str, bytes] = dict(assets.files)
