@@ -114,15 +114,17 @@ def full_builds(commands: dict, course: Path, repeat: int) -> dict[str, list[tup
     """Return each generator's cold full builds, `repeat` each, interleaved: (wall s, peak KiB, CPU s) per run.
 
     coursegen's .coursegen-cache/ is removed before each of its builds, so each is cold. All write
-    to the same output folder, each replacing what the other left: creating a file costs very
-    different times in different folders of one disk (seen here: 20 to 1,000 µs per file), and a
-    build writes thousands of files, so separate folders could decide the ratio.
+    to the same output folder, removed before each build (so none reuses what another left):
+    creating a file costs very different times in different folders of one disk (seen here: 20 to
+    1,000 µs per file), and a build writes thousands of files, so separate folders could decide the ratio.
     """
     runs: dict[str, list[tuple[float, int, float]]] = {name: [] for name in commands}
+    out = Path(commands["coursegen"][-1])
     for _ in range(repeat):
         for name, command in commands.items():
             if name == "coursegen":
                 shutil.rmtree(course / ".coursegen-cache", ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
             runs[name].append(timed_process(command))
     return runs
 
@@ -139,6 +141,30 @@ def rebuilds(command: list[str], course: Path, repeat: int) -> dict[str, list[fl
             file.write(f"\nA sentence the benchmark appended, number {number}.\n")
         found["one lesson changed"].append(timed_process(command)[0])
     return found
+
+
+def jobs_pairs(command: list[str], course: Path, pairs: int) -> list[tuple[float, float]]:
+    """Return (wall s with --jobs 1, with --jobs 2) for `pairs` cold builds of each, alternating."""
+    found = []
+    for _ in range(pairs):
+        walls = []
+        for jobs in ("1", "2"):
+            shutil.rmtree(course / ".coursegen-cache", ignore_errors=True)
+            shutil.rmtree(command[-1], ignore_errors=True)  # the output folder: nothing to reuse
+            walls.append(timed_process([*command, "--jobs", jobs])[0])
+        found.append((walls[0], walls[1]))
+    return found
+
+
+def report_jobs(lessons: int, pairs: list[tuple[float, float]], loads: tuple[str, str]) -> None:
+    """Print --jobs 1 against --jobs 2: each pair's times and the median ratio."""
+    print(f"\n{lessons:,} lessons, --jobs 1 against --jobs 2 (load average {loads[0]} before, {loads[1]} after)\n")
+    print(row("pair", "--jobs 1", "--jobs 2", "jobs 1 / jobs 2"))
+    print(row("---", "---:", "---:", "---:"))
+    for number, (one, two) in enumerate(pairs, 1):
+        print(row(number, f"{one:.2f} s", f"{two:.2f} s", f"{one / two:.2f}"))
+    ratio = statistics.median(one / two for one, two in pairs)
+    print(row("median", "", "", f"{ratio:.2f} ({'two processes pay' if ratio > 1 else 'one process is as fast'})"))
 
 
 PROFILED = (
@@ -429,6 +455,7 @@ def main() -> None:
     parser.add_argument("--serve-only", action="store_true", help="measure edit → page at --serve-sizes alone")
     parser.add_argument("--no-serve", action="store_true", help="full builds and rebuilds alone")
     parser.add_argument("--profile", action="store_true", help="also profile one 200-lesson build")
+    parser.add_argument("--jobs-pairs", type=int, default=0, help="only: N paired cold builds, --jobs 1 and 2")
     args = parser.parse_args()
     sizes = sorted({int(size) for size in args.sizes.split(",") if size.strip()})
     serve_sizes = sorted({int(size) for size in args.serve_sizes.split(",") if size.strip()})
@@ -436,6 +463,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.serve_only:
             report_sizes(serve_by_size(serve_sizes, args.edits, Path(tmp)))
+            return
+        if args.jobs_pairs:
+            for lessons in sizes:
+                course = write_course(Path(tmp) / f"jobs-{lessons}", lessons)
+                copy_engine_parts(REPO, course)
+                command = [sys.executable, str(REPO / "build.py"), "--root", str(course), "build"]
+                before = load_average()
+                pairs = jobs_pairs([*command, "--out", str(Path(tmp) / "out")], course, args.jobs_pairs)
+                report_jobs(lessons, pairs, (before, load_average()))
+                sys.stdout.flush()
             return
         hugo, why_not = hugo_binary()
         if why_not:
