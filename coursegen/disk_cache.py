@@ -34,6 +34,7 @@ import coursegen
 from coursegen import __version__
 from coursegen.cache import CACHE_FOLDER
 from coursegen.memo import Memo
+from coursegen.pipeline import collector_paused
 from coursegen.serve.reload import TRACKED
 from coursegen.stages.write import MARKER, is_unit_page
 from coursegen.theme import files as theme
@@ -222,7 +223,7 @@ def save_pages(root: Path, memo: Memo, now: Inputs) -> None:
 def _load(file: Path, identity: str):
     """Return what `file` holds when it was written by this coursegen, else None (whatever is wrong)."""
     try:
-        with file.open("rb") as stream:
+        with file.open("rb") as stream, collector_paused():  # else it walks the new objects again and again
             if pickle.load(stream) != (FORMAT, identity):
                 return None
             return pickle.load(stream)
