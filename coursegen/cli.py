@@ -85,10 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         if command != "check" and (refused := check_output_folder(out, root)):
             raise ContentError(refused)  # before building: the answer would be the same after
         inputs = disk_cache.inputs(root, out, _cache_options(options))  # before anything is read
-        if command == "build" and (kept := disk_cache.unchanged_site(root, inputs)):
+        kept = disk_cache.unchanged_site(root, inputs) if command == "build" else None
+        previous = disk_cache.previous_site(kept) if kept else None
+        if kept and previous:  # nothing changed: the same files, swapped in anew
             print("".join(f"{warning}\n" for warning in kept.warnings), end="", file=sys.stderr)
-            others, pages = disk_cache.previous_site(kept)  # nothing changed: the same files, swapped in anew
-            write_site(others, out, root, keep=pages)
+            write_site(previous[0], out, root, keep=previous[1])
             disk_cache.remember_site(root, inputs, list(kept.warnings), kept.summary)
             print(kept.summary)
             return 0
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     summary = f"built {_summary(result.outputs)} into {out}"
     disk_cache.save_pages(root, cache.memo, inputs)
-    disk_cache.remember_site(root, inputs, warnings, summary)
+    disk_cache.remember_site(root, inputs, warnings, summary, cache.memo)
     print(summary)
     return 0
 

@@ -22,12 +22,12 @@ pickles, so it is trusted as much as the course itself (whose extensions run as 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib.metadata
 import os
 import pickle
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import coursegen
@@ -119,7 +119,7 @@ def site_stamps(out: Path) -> dict[str, tuple]:
     return found
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Inputs:
     """What one command-line build started from: compared whole with the last build's."""
 
@@ -129,7 +129,7 @@ class Inputs:
     stamps: dict
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class KeptSite:
     """What the last successful build wrote, and what it printed."""
 
@@ -137,6 +137,7 @@ class KeptSite:
     written: dict  # site_stamps(out) just after it wrote
     warnings: tuple[str, ...]
     summary: str
+    pyodide: tuple = ()  # (folder, its stamps) of a Pyodide that course.yaml names in a folder not stamped above
 
 
 def inputs(root: Path, out: Path, options: tuple) -> Inputs:
@@ -151,7 +152,7 @@ def inputs(root: Path, out: Path, options: tuple) -> Inputs:
 def unchanged_site(root: Path, now: Inputs) -> KeptSite | None:
     """Return the last build's record when its inputs equal `now` and its output folder is as it left it."""
     kept = _load(root / CACHE_FOLDER / SITE_FILE, now.identity)
-    if not isinstance(kept, KeptSite) or kept.inputs != now:
+    if not isinstance(kept, KeptSite) or kept.inputs != now or not _same_pyodide(kept.pyodide):
         return None
     try:
         same = site_stamps(Path(now.out)) == kept.written
@@ -160,19 +161,54 @@ def unchanged_site(root: Path, now: Inputs) -> KeptSite | None:
     return kept if same else None
 
 
-def previous_site(kept: KeptSite) -> tuple[dict[str, bytes], list[str]]:
+def _pyodide(root: Path, memo: Memo, now: Inputs) -> tuple:
+    """Return (folder, stamps) of the Pyodide folder course.yaml names, when no input stamp covers it."""
+    config = _config(memo)
+    folder = root / config.pyodide.path if config is not None and config.pyodide.path else None
+    if folder is None or not folder.is_dir() or str(folder) in now.stamps:
+        return ()
+    stamps: dict = {}
+    _stamp_tree(folder, stamps, set(), set())
+    return (str(folder), stamps)
+
+
+def _same_pyodide(kept: tuple) -> bool:
+    if not kept:
+        return True
+    stamps: dict = {}
+    _stamp_tree(Path(kept[0]), stamps, set(), set())
+    return stamps == kept[1]
+
+
+def _config(memo: Memo):
+    """Return the course's configuration as the last build loaded it, or None."""
+    return (memo.records.get("config") or (None, None))[1]
+
+
+def previous_site(kept: KeptSite) -> tuple[dict[str, bytes], list[str]] | None:
     """Return what makes the same site again (write_site's `outputs` and `keep`): the output folder's files
-    that are not unit pages, read back, and the unit pages, to link as they are."""
+    that are not unit pages, read back, and the unit pages, to link as they are; None when one cannot be read."""
     site = Path(kept.inputs.out)
     pages = [path for path in kept.written if is_unit_page(path)]
-    others = {path: (site / path).read_bytes() for path in kept.written if not is_unit_page(path) and path != MARKER}
+    try:
+        others = {
+            path: (site / path).read_bytes() for path in kept.written if not is_unit_page(path) and path != MARKER
+        }
+    except OSError:
+        return None
     return others, pages
 
 
-def remember_site(root: Path, now: Inputs, warnings: list[str], summary: str) -> None:
-    """Record a successful build's inputs and what it wrote (call right after writing)."""
+def remember_site(root: Path, now: Inputs, warnings: list[str], summary: str, memo: Memo | None = None) -> None:
+    """Record a successful build's inputs and what it wrote (call right after writing); `memo`, the build's,
+    names the Pyodide folder it read (a level-one rebuild passes None and keeps the last record's)."""
     try:
         kept = KeptSite(now, site_stamps(Path(now.out)), tuple(warnings), summary)
+        if memo is not None:
+            kept = dataclasses.replace(kept, pyodide=_pyodide(root, memo, now))
+        else:
+            last = _load(root / CACHE_FOLDER / SITE_FILE, now.identity)
+            kept = dataclasses.replace(kept, pyodide=last.pyodide if isinstance(last, KeptSite) else ())
     except OSError:
         return
     _save(root / CACHE_FOLDER / SITE_FILE, now.identity, kept)
@@ -214,7 +250,7 @@ def save_pages(root: Path, memo: Memo, now: Inputs) -> None:
     """Keep the memo's parsed pages for the next command, unless the last build parsed none again."""
     if not memo.records.get("parsed") and (root / CACHE_FOLDER / PAGES_FILE).is_file():
         return  # the file holds these very pages
-    config = (memo.records.get("config") or (None, None))[1]
+    config = _config(memo)
     package = config.python.package if config is not None else "kernels"
     pages = dict(memo.table("page"))
     _save(root / CACHE_FOLDER / PAGES_FILE, now.identity, (package, course_code(root, now, package), pages))
