@@ -5,8 +5,8 @@ with the square of its length: at 2,000 lessons, four million list items, the la
 build. The theme's own partial differs from page to page in one attribute only, `aria-current` on the
 page's own item, so it is rendered once without a current unit and that one attribute is put in per
 page. A course's own version of the partial (any text other than the theme's) is rendered in each page
-as before, since it may read anything of the page; so is the theme's, should the marked list ever
-differ from a real rendering, which the first page checks.
+as before, since it may read anything of the page. tests/authoring/test_course_units.py compares
+the two ways byte for byte.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ class CourseUnits:
         self.env = env
         self.once = _theme_partial(root)  # else the course's own partial: rendered per page
         self.unmarked: str | None = None
-        self.checked = False
 
     def __repr__(self) -> str:  # part of every page's render key (render.plan_render): the same every build
         return "<course units>"
@@ -43,11 +42,7 @@ class CourseUnits:
         if self.unmarked is None:
             self.unmarked = template.render({k: v for k, v in values.items() if k not in PER_PAGE})
         marked = _marked(self.unmarked, unit)
-        if marked is None or not self.checked:
-            real = template.render(values)
-            self.once, self.checked = marked == real, True
-            return Markup(real)
-        return Markup(marked)
+        return Markup(template.render(values) if marked is None else marked)
 
 
 def _theme_partial(root: Path) -> bool:
