@@ -84,34 +84,43 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if command != "check" and (refused := check_output_folder(out, root)):
             raise ContentError(refused)  # before building: the answer would be the same after
-        inputs = disk_cache.inputs(root, out, _cache_options(options))  # before anything is read
-        kept = disk_cache.unchanged_site(root, inputs) if command == "build" else None
-        previous = disk_cache.previous_site(kept) if kept else None
-        if kept and previous:  # nothing changed: the same files, swapped in anew
-            print("".join(f"{warning}\n" for warning in kept.warnings), end="", file=sys.stderr)
-            write_site(previous[0], out, root, keep=previous[1])
-            disk_cache.remember_site(root, inputs, list(kept.warnings), kept.summary)
-            print(kept.summary)
-            return 0
-        cache = command_cache(root, write=command != "check")
-        disk_cache.load_pages(root, cache.memo, inputs)
-        result = build_site(root, options, cache)
-        warnings = [warning.format() for warning in result.warnings]
-        print("".join(f"{warning}\n" for warning in warnings), end="", file=sys.stderr)
-        if command == "check":
-            print(f"ok: {_summary(result.outputs)}")
-            return 0
-        keep = unchanged_pages(result.outputs, out)  # linked from the last site, not written again
-        write_site({path: data for path, data in result.outputs.items() if path not in keep}, out, root, keep)
+        summary = _build_and_write(root, out, options, command)
     except ContentError as err:
         print(err, file=sys.stderr)
         print(f"{len(err.problems)} problem(s); nothing was written", file=sys.stderr)
         return 1
+    print(summary)
+    return 0
+
+
+def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str) -> str:
+    """Build the site (or only check it) and write it, reusing what .coursegen-cache/ kept; print the
+    warnings and return the line to print. Raises ContentError."""
+    inputs = disk_cache.inputs(root, out, _cache_options(options))  # before anything is read
+    kept = disk_cache.unchanged_site(root, inputs) if command == "build" else None
+    previous = disk_cache.previous_site(kept) if kept else None
+    if kept and previous:  # nothing changed: the same files, swapped in anew
+        _print_warnings(kept.warnings)
+        write_site(previous[0], out, root, keep=previous[1])
+        disk_cache.remember_site(root, inputs, list(kept.warnings), kept.summary)
+        return kept.summary
+    cache = command_cache(root, write=command != "check")
+    disk_cache.load_pages(root, cache.memo, inputs)
+    result = build_site(root, options, cache)
+    warnings = [warning.format() for warning in result.warnings]
+    _print_warnings(warnings)
+    if command == "check":
+        return f"ok: {_summary(result.outputs)}"
+    keep = set(unchanged_pages(result.outputs, out))  # linked from the last site, not written again
+    write_site({path: data for path, data in result.outputs.items() if path not in keep}, out, root, sorted(keep))
     summary = f"built {_summary(result.outputs)} into {out}"
     disk_cache.save_pages(root, cache.memo, inputs)
     disk_cache.remember_site(root, inputs, warnings, summary, cache.memo)
-    print(summary)
-    return 0
+    return summary
+
+
+def _print_warnings(warnings) -> None:
+    print("".join(f"{warning}\n" for warning in warnings), end="", file=sys.stderr)
 
 
 def _cache_options(options: BuildOptions) -> tuple:
