@@ -10,8 +10,8 @@ Two things, each in a file of its own, each used only when its header names this
 - `pages.pickle`, the parsed pages (the memo's "page" table, keyed by each page's parse key): a
   build after a change parses again only the pages whose key changed, as `serve` does, and
   renders and writes everything else as a full build does (so its output is a full build's).
-  The pages are kept only while the course's own Python files (extensions, its package) keep
-  their stamps: those can change how any page parses.
+  The pages are kept only while the course's own Python outside its package and widgets/ (its
+  extensions and what they import) holds the same bytes: that code can change how any page parses.
 
 The cache only saves time. A missing, damaged, foreign or unreadable file is ignored and the build
 is cold; one that cannot be written is skipped. Deleting the folder is always safe. It holds
@@ -43,7 +43,8 @@ FORMAT = 1  # raised whenever what the files hold changes shape
 SITE_FILE, PAGES_FILE = "site.pickle", "pages.pickle"
 # Libraries whose version can change a page's bytes.
 SHAPING = ("markdown-it-py", "mdit-py-plugins", "Jinja2", "MarkupSafe", "Pygments", "latex2mathml", "selectolax")
-NEVER_READ = ("node_modules", "site", "__pycache__", CACHE_FOLDER)  # top-level names the build does not read
+# Top-level names the build does not read: serve.watch's list (not imported: watchfiles would load with it).
+NEVER_READ = ("node_modules", "site", "__pycache__", CACHE_FOLDER)
 
 
 def coursegen_identity() -> str:
