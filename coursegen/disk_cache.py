@@ -29,6 +29,7 @@ import os
 import pickle
 import sys
 from pathlib import Path
+from stat import S_ISDIR
 
 import coursegen
 from coursegen import __version__
@@ -91,21 +92,35 @@ def _entries(folder: Path) -> list[os.DirEntry]:
 def _stamp_tree(path: Path, stamps: dict, skipped: set[Path], seen: set[Path]) -> None:
     """Add the stamps of `path` (a file, or a folder walked recursively) to `stamps`."""
     try:
-        real = path.resolve()
         stat = path.stat()
     except (OSError, RuntimeError):
         stamps[str(path)] = ("missing",)
         return
-    if real in skipped or real in seen:
-        return
-    if not path.is_dir():
+    if not S_ISDIR(stat.st_mode):
         stamps[str(path)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        return
+    _stamp_folder(path, stat, stamps, skipped, seen)
+
+
+def _stamp_folder(path: Path, stat: os.stat_result, stamps: dict, skipped: set[Path], seen: set[Path]) -> None:
+    """Add the stamps of a folder and of everything under it (one stat per entry; links followed once)."""
+    real = path.resolve()
+    if real in skipped or real in seen:
         return
     seen.add(real)
     stamps[str(path)] = ("folder", stat.st_mtime_ns)  # a file added or removed changes it
     for entry in _entries(path):
-        if entry.name != "__pycache__":
-            _stamp_tree(Path(entry.path), stamps, skipped, seen)
+        if entry.name == "__pycache__":
+            continue
+        try:
+            found = entry.stat()  # follows a link, as the build's reads do
+        except OSError:
+            stamps[entry.path] = ("missing",)
+            continue
+        if S_ISDIR(found.st_mode):
+            _stamp_folder(Path(entry.path), found, stamps, skipped, seen)
+        else:
+            stamps[entry.path] = (found.st_size, found.st_mtime_ns, found.st_ino)
 
 
 def site_stamps(out: Path) -> dict[str, tuple]:
