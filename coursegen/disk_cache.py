@@ -123,15 +123,15 @@ def _stamp_folder(path: Path, stat: os.stat_result, stamps: dict, skipped: set[P
             stamps[entry.path] = (found.st_size, found.st_mtime_ns, found.st_ino)
 
 
-def site_stamps(out: Path) -> dict[str, tuple]:
-    """Return {site path: (size, mtime ns, inode)} of every file in the output folder."""
+def site_stamps(out: Path, prefix: str = "") -> dict[str, tuple]:
+    """Return {site path: (size, mtime ns, inode)} of every file in the output folder (links not followed)."""
     found: dict[str, tuple] = {}
-    for folder, names, files in os.walk(out):
-        names.sort()
-        for name in sorted(files):
-            file = os.path.join(folder, name)
-            stat = os.stat(file, follow_symlinks=False)
-            found[os.path.relpath(file, out)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    for entry in sorted(os.scandir(out), key=lambda entry: entry.name):
+        if entry.is_dir(follow_symlinks=False):
+            found.update(site_stamps(Path(entry.path), f"{prefix}{entry.name}/"))
+        else:
+            stat = entry.stat(follow_symlinks=False)
+            found[prefix + entry.name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
     return found
 
 
