@@ -120,12 +120,17 @@ def lesson(number: int, seed: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
+def lesson_file(number: int) -> str:
+    """Return the file name of generated lesson `number` (the same for every generator)."""
+    return f"{number:03d}-lesson-{number}.md"
+
+
 def write_course(root: Path, count: int = 200, seed: int = 0) -> Path:
     """Write a coursegen course of `count` lessons at `root` (templates etc. copied from `repo`)."""
     (root / "lessons").mkdir(parents=True, exist_ok=True)
     units = []
     for number in range(1, count + 1):
-        name = f"{number:03d}-lesson-{number}.md"
+        name = lesson_file(number)
         front = f'---\ntitle: "Lesson {number}"\nsummary: "Generated lesson number {number}."\n---\n\n'
         (root / "lessons" / name).write_text(front + lesson(number, seed))
         units.append(f"  - slug: lesson-{number}\n    part: Part {1 + (number - 1) // 20}\n")
@@ -153,7 +158,7 @@ def write_mkdocs_project(root: Path, count: int = 200, seed: int = 0, highlight:
     docs.mkdir(parents=True, exist_ok=True)
     nav = []
     for number in range(1, count + 1):
-        name = f"{number:03d}-lesson-{number}.md"
+        name = lesson_file(number)
         (docs / name).write_text(f"# Lesson {number}\n\n" + lesson(number, seed))
         nav.append(f"  - 'Lesson {number}': {name}\n")
     (docs / "index.md").write_text("# Generated course\n\nBenchmark input.\n")
@@ -163,5 +168,37 @@ def write_mkdocs_project(root: Path, count: int = 200, seed: int = 0, highlight:
         + ("  - codehilite\n" if highlight else "")
         + "nav:\n  - 'Home': index.md\n"
         + "".join(nav)
+    )
+    return root
+
+
+HUGO_LAYOUT = """\
+<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ .Title }} · {{ .Site.Title }}</title></head>
+<body>
+<nav><ul>{{ range .Site.RegularPages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></nav>
+<main><h1>{{ .Title }}</h1>{{ .TableOfContents }}{{ .Content }}</main>
+{{ with .PrevInSection }}<a href="{{ .RelPermalink }}">{{ .Title }}</a>{{ end }}
+{{ with .NextInSection }}<a href="{{ .RelPermalink }}">{{ .Title }}</a>{{ end }}
+</body></html>
+"""
+
+
+def write_hugo_project(root: Path, count: int = 200, seed: int = 0) -> Path:
+    """Write the same lessons as a Hugo project whose one layout lists every page on every page (as
+    MkDocs' navigation and coursegen's course map do), with a table of contents and prev/next links;
+    Hugo highlights code at build time (Chroma) and renders footnotes and tables by default."""
+    content = root / "content"
+    content.mkdir(parents=True, exist_ok=True)
+    for number in range(1, count + 1):
+        front = f'---\ntitle: "Lesson {number}"\nweight: {number}\n---\n\n'
+        (content / lesson_file(number)).write_text(front + lesson(number, seed))
+    layouts = root / "layouts"
+    layouts.mkdir(exist_ok=True)
+    for name in ("single.html", "list.html", "home.html"):
+        (layouts / name).write_text(HUGO_LAYOUT)
+    (root / "hugo.toml").write_text(
+        'baseURL = "https://example.org/"\ntitle = "Generated course"\n'
+        'disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT"]\n'
     )
     return root

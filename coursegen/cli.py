@@ -7,12 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from coursegen import __version__
+from coursegen import __version__, disk_cache
 from coursegen.errors import ContentError
 from coursegen.parallel import default_jobs
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import command_session
-from coursegen.stages.write import check_output_folder, write_site
+from coursegen.stages.write import check_output_folder, unchanged_pages, write_site
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -84,19 +84,48 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if command != "check" and (refused := check_output_folder(out, root)):
             raise ContentError(refused)  # before building: the answer would be the same after
-        result = build_site(root, options, command_session(root, write=command != "check"))
-        for warning in result.warnings:
-            print(warning.format(), file=sys.stderr)
-        if command == "check":
-            print(f"ok: {_summary(result.outputs)}")
-            return 0
-        write_site(result.outputs, out, root)
+        summary = _build_and_write(root, out, options, command)
     except ContentError as err:
         print(err, file=sys.stderr)
         print(f"{len(err.problems)} problem(s); nothing was written", file=sys.stderr)
         return 1
-    print(f"built {_summary(result.outputs)} into {out}")
+    print(summary)
     return 0
+
+
+def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str) -> str:
+    """Build the site (or only check it) and write it, reusing what .coursegen-cache/ kept; print the
+    warnings and return the line to print. Raises ContentError."""
+    inputs = disk_cache.inputs(root, out, _cache_options(options))  # before anything is read
+    kept = disk_cache.unchanged_site(root, inputs) if command == "build" else None
+    previous = disk_cache.previous_site(kept) if kept else None
+    if kept and previous:  # nothing changed: the same files, swapped in anew
+        _print_warnings(kept.warnings)
+        write_site(previous[0], out, root, keep=previous[1])
+        disk_cache.remember_site(root, inputs, list(kept.warnings), kept.summary)
+        return kept.summary
+    session = command_session(root, write=command != "check")
+    disk_cache.load_pages(root, session, inputs)
+    result = build_site(root, options, session)
+    warnings = [warning.format() for warning in result.warnings]
+    _print_warnings(warnings)
+    if command == "check":
+        return f"ok: {_summary(result.outputs)}"
+    keep = set(unchanged_pages(result.outputs, out))  # linked from the last site, not written again
+    write_site({path: data for path, data in result.outputs.items() if path not in keep}, out, root, sorted(keep))
+    summary = f"built {_summary(result.outputs)} into {out}"
+    disk_cache.save_pages(root, session, inputs)
+    disk_cache.remember_site(root, inputs, warnings, summary, session)
+    return summary
+
+
+def _print_warnings(warnings) -> None:
+    print("".join(f"{warning}\n" for warning in warnings), end="", file=sys.stderr)
+
+
+def _cache_options(options: BuildOptions) -> tuple:
+    """Return the options that shape the output (not --jobs), for .coursegen-cache/'s key."""
+    return (options.drafts, options.strict, options.offline, options.serve_mode)
 
 
 def run() -> None:

@@ -97,7 +97,8 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     python = CourseCode.for_course(root, config, session.author_code)
     if config and records.sources.uses_author_code():  # its worker starts meanwhile
         extensions.start(root, config, python)
-    md, fresh_parser = parser(extensions, memo)
+    md, fresh_parser = parser(extensions, memo, session.pages_restored)
+    session.pages_restored = False  # once: the next build of this session made its own parser
     ctx = ParseContext(
         root=root,
         slug_by_path=records.sources.slug_by_path,

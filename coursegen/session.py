@@ -43,6 +43,7 @@ class Session:
         self.author_code = AuthorCode()  # the workers the course's Python runs in
         self.extension_files: set[str] = set()  # the course extensions' files loaded (extensions.course_extensions)
         self.background = None  # serve's search index, made beside the rebuilds (search.index_beside_rebuilds)
+        self.pages_restored = False  # the memo's pages come from .coursegen-cache/ (disk_cache.load_pages)
 
     def close(self) -> None:
         """End the session's worker processes (dropping the session does so too)."""

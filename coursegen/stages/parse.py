@@ -141,9 +141,10 @@ def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
     return md
 
 
-def parser(extensions, memo: Memo) -> tuple[CourseParser, bool]:
+def parser(extensions, memo: Memo, pages_restored: bool = False) -> tuple[CourseParser, bool]:
     """Return the parser with these extensions installed, made again only when they change, and whether
-    it was made now (then no kept page holds its syntax: the memo's pages are forgotten)."""
+    it was made now (then no kept page holds its syntax: the memo's pages are forgotten, unless they were
+    `pages_restored` from .coursegen-cache/, parsed by an equal parser: see disk_cache.load_pages)."""
     extensions = tuple(extensions.all if isinstance(extensions, Extensions) else extensions)
     made: list[CourseParser] = []
 
@@ -152,9 +153,9 @@ def parser(extensions, memo: Memo) -> tuple[CourseParser, bool]:
         return made[0]
 
     md = memo.get("parser", extensions, make)
-    if made:
+    if made and not pages_restored:
         memo.clear("page")
-    return md, bool(made)
+    return md, bool(made) and not pages_restored
 
 
 def parse_pages(

@@ -39,6 +39,7 @@ from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
 from coursegen.stages import csp
 from coursegen.stages.assets import Assets, course_theme_assets, import_map, load_theme_assets
+from coursegen.stages.course_units import CourseUnits
 from coursegen.theme import files as theme
 from coursegen.theme import messages
 
@@ -157,6 +158,7 @@ def render_site(
         "messages": messages.catalogue(root, course.config),
         "import_map": Markup(modules),
         "csp": csp.policy(course.config, root, csp_sources, (modules,)),
+        "course_units": CourseUnits(env, root),  # the list of every unit, rendered once (stages/course_units.py)
         **(page_context or {}),
     }
     out: dict[str, bytes] = dict(assets.files)

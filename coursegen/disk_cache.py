@@ -1,0 +1,300 @@
+"""What a command-line build keeps in `.coursegen-cache/` for the next one (serve keeps its memo in memory).
+
+Two things, each in a file of its own, each used only when its header names this very coursegen
+(its version, a hash of its own files and the versions of the libraries that shape pages):
+
+- `site.pickle`, the last build's *inputs stamp* and what it wrote: when every file the build may
+  read has the stamp it had (path, size, modification time, inode), the options are the same and
+  the output folder still holds exactly the files that build wrote, nothing is built at all: the
+  command prints what that build printed. Any change anywhere in the course builds again.
+- `pages.pickle`, the parsed pages (the memo's "page" table, keyed by each page's parse key): a
+  build after a change parses again only the pages whose key changed, as `serve` does, and
+  renders and writes everything else as a full build does (so its output is a full build's).
+  The pages are kept only while the course's own Python outside its package and widgets/ (its
+  extensions and what they import) holds the same bytes: that code can change how any page parses.
+
+The cache only saves time. A missing, damaged, foreign or unreadable file is ignored and the build
+is cold; one that cannot be written is skipped. Deleting the folder is always safe. It holds
+pickles, so it is trusted as much as the course itself (whose extensions run as code anyway):
+`coursegen init` git-ignores it, and CI restores it only from the same repository's earlier runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import importlib.metadata
+import os
+import pickle
+import sys
+from pathlib import Path
+from stat import S_ISDIR
+
+import coursegen
+from coursegen import __version__
+from coursegen.cache import CACHE_FOLDER
+from coursegen.incremental import ParsedPage
+from coursegen.pipeline import collector_paused
+from coursegen.serve.reload import TRACKED
+from coursegen.session import Session
+from coursegen.stages.write import MARKER, is_unit_page
+from coursegen.theme import files as theme
+
+FORMAT = 1  # raised whenever what the files hold changes shape
+SITE_FILE, PAGES_FILE = "site.pickle", "pages.pickle"
+# Libraries whose version can change a page's bytes.
+SHAPING = ("markdown-it-py", "mdit-py-plugins", "Jinja2", "MarkupSafe", "Pygments", "latex2mathml", "selectolax")
+# Top-level names the build does not read: serve.watch's list (not imported: watchfiles would load with it).
+NEVER_READ = ("node_modules", "site", "__pycache__", CACHE_FOLDER)
+
+
+def coursegen_identity() -> str:
+    """Return a hash of this coursegen: its version, every file of the package and the shaping libraries'
+    versions (an edited coursegen in a source checkout is another coursegen)."""
+    from coursegen.stages.render import CompiledTemplates  # its salt: Jinja's version and our settings
+
+    found = hashlib.sha256(f"{FORMAT} {__version__} {sys.version}\n{CompiledTemplates.SALT}".encode())
+    for name in SHAPING:
+        try:
+            found.update(f"{name} {importlib.metadata.version(name)}\n".encode())
+        except importlib.metadata.PackageNotFoundError:
+            found.update(f"{name} none\n".encode())
+    package = Path(coursegen.__file__).parent
+    for file in sorted(package.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            found.update(f"{file.relative_to(package).as_posix()}\0".encode() + file.read_bytes())
+    return found.hexdigest()
+
+
+def input_stamps(root: Path, out: Path) -> dict[str, tuple]:
+    """Return {path: (size, mtime ns, inode)} of every file a build of `root` may read: the course's
+    top-level files and every non-hidden top-level folder but the output folder and NEVER_READ ones,
+    the theme, and a self-hosted Pyodide under node_modules/pyodide; symbolic links followed."""
+    stamps: dict[str, tuple] = {}
+    skipped = {out.resolve()}
+    tops = [Path(entry.path) for entry in _entries(root) if not entry.name.startswith(".")]
+    folders = [path for path in tops if path.name not in NEVER_READ and not (path / "pyvenv.cfg").is_file()]
+    folders += [root / "node_modules" / "pyodide", theme.packaged_theme()]
+    seen: set[Path] = set()
+    for path in folders:
+        _stamp_tree(path, stamps, skipped, seen)
+    return stamps
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entries, key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
+def _stamp_tree(path: Path, stamps: dict, skipped: set[Path], seen: set[Path]) -> None:
+    """Add the stamps of `path` (a file, or a folder walked recursively) to `stamps`."""
+    try:
+        stat = path.stat()
+    except (OSError, RuntimeError):
+        stamps[str(path)] = ("missing",)
+        return
+    if not S_ISDIR(stat.st_mode):
+        stamps[str(path)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        return
+    _stamp_folder(path, stat, stamps, skipped, seen)
+
+
+def _stamp_folder(path: Path, stat: os.stat_result, stamps: dict, skipped: set[Path], seen: set[Path]) -> None:
+    """Add the stamps of a folder and of everything under it (one stat per entry; links followed once)."""
+    real = path.resolve()
+    if real in skipped or real in seen:
+        return
+    seen.add(real)
+    stamps[str(path)] = ("folder", stat.st_mtime_ns)  # a file added or removed changes it
+    for entry in _entries(path):
+        if entry.name == "__pycache__":
+            continue
+        try:
+            found = entry.stat()  # follows a link, as the build's reads do
+        except OSError:
+            stamps[entry.path] = ("missing",)
+            continue
+        if S_ISDIR(found.st_mode):
+            _stamp_folder(Path(entry.path), found, stamps, skipped, seen)
+        else:
+            stamps[entry.path] = (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+def site_stamps(out: Path, prefix: str = "") -> dict[str, tuple]:
+    """Return {site path: (size, mtime ns, inode)} of every file in the output folder (links not followed)."""
+    found: dict[str, tuple] = {}
+    for entry in sorted(os.scandir(out), key=lambda entry: entry.name):
+        if entry.is_dir(follow_symlinks=False):
+            found.update(site_stamps(Path(entry.path), f"{prefix}{entry.name}/"))
+        else:
+            stat = entry.stat(follow_symlinks=False)
+            found[prefix + entry.name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    """What one command-line build started from: compared whole with the last build's."""
+
+    identity: str
+    options: tuple
+    out: str
+    stamps: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class KeptSite:
+    """What the last successful build wrote, and what it printed."""
+
+    inputs: Inputs
+    written: dict  # site_stamps(out) just after it wrote
+    warnings: tuple[str, ...]
+    summary: str
+    pyodide: tuple = ()  # (folder, its stamps) of a Pyodide that course.yaml names in a folder not stamped above
+
+
+def inputs(root: Path, out: Path, options: tuple) -> Inputs:
+    """Return the stamp of this build's inputs (taken before it reads anything, so an edit made while
+    it runs is seen by the next build)."""
+    out = Path(os.path.abspath(out))
+    stamps = input_stamps(root, out)
+    stamps["SOURCE_DATE_EPOCH"] = (os.environ.get("SOURCE_DATE_EPOCH"),)
+    return Inputs(coursegen_identity(), options, str(out), stamps)
+
+
+def unchanged_site(root: Path, now: Inputs) -> KeptSite | None:
+    """Return the last build's record when its inputs equal `now` and its output folder is as it left it."""
+    kept = _load(root / CACHE_FOLDER / SITE_FILE, now.identity)
+    if not isinstance(kept, KeptSite) or kept.inputs != now or not _same_pyodide(kept.pyodide):
+        return None
+    try:
+        same = site_stamps(Path(now.out)) == kept.written
+    except OSError:
+        return None
+    return kept if same else None
+
+
+def _pyodide(root: Path, session: Session, now: Inputs) -> tuple:
+    """Return (folder, stamps) of the Pyodide folder course.yaml names, when no input stamp covers it."""
+    config = _config(session)
+    folder = root / config.pyodide.path if config is not None and config.pyodide.path else None
+    if folder is None or not folder.is_dir() or str(folder) in now.stamps:
+        return ()
+    stamps: dict = {}
+    _stamp_tree(folder, stamps, set(), set())
+    return (str(folder), stamps)
+
+
+def _same_pyodide(kept: tuple) -> bool:
+    if not kept:
+        return True
+    stamps: dict = {}
+    _stamp_tree(Path(kept[0]), stamps, set(), set())
+    return stamps == kept[1]
+
+
+def _config(session: Session):
+    """Return the course's configuration as the last build loaded it, or None."""
+    return session.records.config.config if session.records.config is not None else None
+
+
+def previous_site(kept: KeptSite) -> tuple[dict[str, bytes], list[str]] | None:
+    """Return what makes the same site again (write_site's `outputs` and `keep`): the output folder's files
+    that are not unit pages, read back, and the unit pages, to link as they are; None when one cannot be read."""
+    site = Path(kept.inputs.out)
+    pages = [path for path in kept.written if is_unit_page(path)]
+    try:
+        others = {
+            path: (site / path).read_bytes() for path in kept.written if not is_unit_page(path) and path != MARKER
+        }
+    except OSError:
+        return None
+    return others, pages
+
+
+def remember_site(root: Path, now: Inputs, warnings: list[str], summary: str, session: Session | None = None) -> None:
+    """Record a successful build's inputs and what it wrote (call right after writing); `session`, the
+    build's, names the Pyodide folder it read (a level-one rebuild passes None and keeps the last record's)."""
+    try:
+        kept = KeptSite(now, site_stamps(Path(now.out)), tuple(warnings), summary)
+        if session is not None:
+            kept = dataclasses.replace(kept, pyodide=_pyodide(root, session, now))
+        else:
+            last = _load(root / CACHE_FOLDER / SITE_FILE, now.identity)
+            kept = dataclasses.replace(kept, pyodide=last.pyodide if isinstance(last, KeptSite) else ())
+    except OSError:
+        return
+    _save(root / CACHE_FOLDER / SITE_FILE, now.identity, kept)
+
+
+def course_code(root: Path, now: Inputs, package: str) -> str:
+    """Return a hash of the course's own Python that the stages do not track themselves (its extensions and
+    the modules they import, not its package or widgets/: serve's rule, coursegen.serve.reload), by
+    content so that a fresh checkout in CI matches: a change there may change how any page parses."""
+    found = hashlib.sha256()
+    engine = Path(coursegen.__file__).parent
+    for path in sorted(path for path in now.stamps if path.endswith(".py")):
+        try:
+            shown = Path(path).relative_to(root).as_posix()
+        except ValueError:  # the theme, outside the course: in the identity or the stamps
+            continue
+        if shown.partition("/")[0] not in (*TRACKED, package) and not Path(path).is_relative_to(engine):
+            with contextlib.suppress(OSError):
+                found.update(f"{shown}\0".encode() + Path(path).read_bytes())
+    return found.hexdigest()
+
+
+def load_pages(root: Path, session: Session, now: Inputs) -> None:
+    """Put the pages the last build kept into the session memo's "page" table (each reused only if its
+    parse key still matches), when the course's extensions are as they were."""
+    kept = _load(root / CACHE_FOLDER / PAGES_FILE, now.identity)
+    if not (isinstance(kept, tuple) and len(kept) == 3 and isinstance(kept[0], str) and isinstance(kept[2], dict)):
+        return
+    package, code, pages = kept
+    if code != course_code(root, now, package):
+        return
+    if not all(isinstance(entry, ParsedPage) for entry in pages.values()):
+        return
+    for path, entry in pages.items():
+        session.memo.put("page", path, entry)
+    session.pages_restored = True  # parsed by this coursegen with this course's code (see parse.parser)
+
+
+def save_pages(root: Path, session: Session, now: Inputs) -> None:
+    """Keep the session's parsed pages for the next command, unless the last build parsed none again."""
+    parse = session.records.parse
+    if parse is not None and not parse.parsed and (root / CACHE_FOLDER / PAGES_FILE).is_file():
+        return  # the file holds these very pages
+    config = _config(session)
+    package = config.python.package if config is not None else "kernels"
+    pages = dict(session.memo.table("page"))
+    _save(root / CACHE_FOLDER / PAGES_FILE, now.identity, (package, course_code(root, now, package), pages))
+
+
+def _load(file: Path, identity: str):
+    """Return what `file` holds when it was written by this coursegen, else None (whatever is wrong)."""
+    try:
+        with file.open("rb") as stream, collector_paused():  # else it walks the new objects again and again
+            if pickle.load(stream) != (FORMAT, identity):
+                return None
+            return pickle.load(stream)
+    except Exception:  # noqa: BLE001 - missing, damaged, foreign: the build is simply cold
+        return None
+
+
+def _save(file: Path, identity: str, value) -> None:
+    """Write `value` under a header naming this coursegen, atomically; skipped when it cannot be written."""
+    temporary = file.with_name(f".{file.name}.{os.getpid()}")
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        with temporary.open("wb") as stream:
+            pickle.dump((FORMAT, identity), stream, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        temporary.replace(file)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        with contextlib.suppress(OSError):
+            temporary.unlink()

@@ -1,0 +1,63 @@
+"""The list of every unit beside each page (partials/course_units.html), rendered once per build.
+
+Every unit page lists every unit, so rendering that list in each page costs a build time that grows
+with the square of its length: at 2,000 lessons, four million list items, the larger part of a full
+build. The theme's own partial differs from page to page in one attribute only, `aria-current` on the
+page's own item, so it is rendered once without a current unit and that one attribute is put in per
+page. A course's own version of the partial (any text other than the theme's) is rendered in each page
+as before, since it may read anything of the page. tests/authoring/test_course_units.py compares
+the two ways byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from coursegen.theme import files as theme
+
+PARTIAL = "partials/course_units.html"
+PER_PAGE = ("unit", "page", "body", "toc", "prev", "next", "canonical")  # what _page adds for one unit
+
+
+class CourseUnits:
+    """`course_units(unit)` for the templates: the list with `unit` marked as the current page."""
+
+    def __init__(self, env: jinja2.Environment, root: Path):
+        self.env = env
+        self.once = _theme_partial(root)  # else the course's own partial: rendered per page
+        self.unmarked: str | None = None
+
+    def __repr__(self) -> str:  # part of every page's render key (render.plan_render): the same every build
+        return "<course units>"
+
+    @jinja2.pass_context
+    def __call__(self, context: jinja2.runtime.Context, unit) -> Markup:
+        template = self.env.get_template(PARTIAL)
+        values = context.get_all()
+        if not self.once:
+            return Markup(template.render(values))
+        if self.unmarked is None:
+            self.unmarked = template.render({k: v for k, v in values.items() if k not in PER_PAGE})
+        marked = _marked(self.unmarked, unit)
+        return Markup(template.render(values) if marked is None else marked)
+
+
+def _theme_partial(root: Path) -> bool:
+    """Return whether the partial in use holds the theme's own text (a course may carry a copy of it)."""
+    used, own = theme.find(root, PARTIAL), theme.packaged_theme() / PARTIAL
+    try:
+        return used is not None and own.is_file() and used.read_bytes() == own.read_bytes()
+    except OSError:
+        return False
+
+
+def _marked(unmarked: str, unit) -> str | None:
+    """Return the list with `unit`'s item marked as the current page (the partial's own markup), or None
+    when its item is not found exactly once."""
+    item = f'data-unit="{Markup.escape(unit.slug)}"><a href="{Markup.escape(unit.url)}"'
+    if unmarked.count(item) != 1:
+        return None
+    return unmarked.replace(item, f'{item} aria-current="page"')

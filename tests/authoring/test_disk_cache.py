@@ -1,0 +1,207 @@
+"""A command-line rebuild reuses .coursegen-cache/: the same site as a cold build, redoing only what changed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from helpers import REPO, clean_env, run_cli
+from markdown_it import MarkdownIt
+
+from coursegen import disk_cache
+from coursegen.cache import CACHE_FOLDER
+
+
+def site_bytes(site) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The sources markdown-it parses from now on (their first line of text after the front matter)."""
+    found: list[str] = []
+    original = MarkdownIt.parse
+
+    def counting(self, src, env=None):
+        found.append((env or {}).get("path", "?"))
+        return original(self, src, env)
+
+    monkeypatch.setattr(MarkdownIt, "parse", counting)
+    return found
+
+
+def cold_site(course, tmp_path, name: str = "cold") -> dict[str, bytes]:
+    """Build a copy of `course` with no cache at all; return its site."""
+    copy = tmp_path / name
+    shutil.copytree(course, copy, ignore=shutil.ignore_patterns("site", CACHE_FOLDER))
+    assert run_cli_quiet(copy) == 0
+    return {
+        path: data.replace(str(copy).encode(), str(course).encode()) for path, data in site_bytes(copy / "site").items()
+    }
+
+
+def run_cli_quiet(course) -> int:
+    from coursegen.cli import main
+
+    return main(["--root", str(course), "build"])
+
+
+def build(capsys, course, *options) -> str:
+    status, out, err = run_cli(capsys, "--root", course, "build", *options)
+    assert status == 0 and "Traceback" not in err, err
+    return out
+
+
+def edit(file, old: str, new: str) -> None:
+    text = file.read_text()
+    assert old in text
+    file.write_text(text.replace(old, new, 1))
+
+
+def stamps(site) -> dict[str, tuple]:
+    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.glob("*.html")}
+
+
+def test_a_rebuild_with_nothing_changed_parses_nothing_and_keeps_the_pages_and_says_the_same(
+    mini_course, capsys, parses
+):
+    first = build(capsys, mini_course)
+    site = mini_course / "site"
+    before, files = stamps(site), site_bytes(site)
+    parses.clear()
+    assert build(capsys, mini_course) == first
+    assert parses == []
+    assert site_bytes(site) == files
+    after = stamps(site)
+    for page in ("first.html", "second.html", "check.html"):  # linked into the new site, not written
+        assert after[page] == before[page]
+    assert after["index.html"] != before["index.html"]  # written anew, like every file that is not a unit page
+
+
+def test_one_changed_lesson_is_the_only_one_parsed_and_the_site_is_a_cold_builds(mini_course, capsys, parses, tmp_path):
+    build(capsys, mini_course)
+    before = stamps(mini_course / "site")
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "Text, changed since the last build.")
+    parses.clear()
+    build(capsys, mini_course)
+    assert parses == ["lessons/02-second.md"]
+    after = stamps(mini_course / "site")
+    assert after["first.html"] == before["first.html"]  # unchanged: linked from the last site
+    assert after["second.html"] != before["second.html"]
+    assert b"changed since the last build" in (mini_course / "site" / "second.html").read_bytes()
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+def test_an_edited_template_renders_every_page_again(mini_course, capsys, tmp_path):
+    build(capsys, mini_course)
+    edit(mini_course / "templates" / "lesson.html", "{% block content %}", "{% block content %}<p>edited template</p>")
+    build(capsys, mini_course)
+    assert b"<p>edited template</p>" in (mini_course / "site" / "first.html").read_bytes()
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+def test_an_edited_kernel_parses_the_pages_that_compute_with_it_again(mini_course, capsys, parses, tmp_path):
+    edit(mini_course / "course.yaml", "seconds: 2", "seconds: 60")  # importing numpy on a busy machine takes longer
+    (mini_course / "kernels" / "speed.py").write_text("ANSWER = 41\n")
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "The answer is {calc}`speed.ANSWER | d`.")
+    build(capsys, mini_course)
+    assert '<span class="calc" data-calc="speed.ANSWER">41</span>' in (mini_course / "site" / "second.html").read_text()
+    (mini_course / "kernels" / "speed.py").write_text("ANSWER = 42\n")
+    parses.clear()
+    build(capsys, mini_course)
+    assert parses == ["lessons/02-second.md"]  # the page with {calc}; the others do not run the kernels
+    assert '<span class="calc" data-calc="speed.ANSWER">42</span>' in (mini_course / "site" / "second.html").read_text()
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+def command_line_build(course) -> subprocess.CompletedProcess:
+    """Build `course` in a process of its own, as an author would (a course extension is imported afresh)."""
+    return subprocess.run(
+        [sys.executable, str(REPO / "build.py"), "--root", str(course), "build"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=300,
+    )
+
+
+def test_an_edited_extension_parses_every_page_again(mini_course, tmp_path):
+    (mini_course / "extensions").mkdir()
+    shout = mini_course / "extensions" / "shout.py"
+    shout.write_text(
+        "from coursegen.stages.roles import register_role\n\n\ndef install(md):\n"
+        "    register_role(md, 'shout', lambda token, env, line: token.content.upper())\n"
+    )
+    edit(mini_course / "course.yaml", "limits:", "extensions: [extensions/shout.py]\nlimits:")
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "Say {shout}`hello`.")
+    assert command_line_build(mini_course).returncode == 0
+    assert "Say HELLO." in (mini_course / "site" / "second.html").read_text()
+    kept = disk_cache._load(mini_course / CACHE_FOLDER / disk_cache.PAGES_FILE, disk_cache.coursegen_identity())
+    assert sorted(kept[2]) == ["lessons/01-first.md", "lessons/02-second.md", "reviews/03-check.md"]
+    edit(shout, "token.content.upper()", "token.content.upper() + '!'")
+    done = command_line_build(mini_course)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "Say HELLO!." in (mini_course / "site" / "second.html").read_text()
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+@pytest.mark.parametrize("damage", [b"", b"not a pickle at all", b"\x80\x05garbage"])
+def test_a_damaged_cache_is_ignored_and_the_build_is_cold(mini_course, capsys, parses, tmp_path, damage):
+    build(capsys, mini_course)
+    for name in (disk_cache.SITE_FILE, disk_cache.PAGES_FILE):
+        (mini_course / CACHE_FOLDER / name).write_bytes(damage)
+    parses.clear()
+    build(capsys, mini_course)
+    assert len(parses) == 3
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+def test_a_cache_of_another_coursegen_is_ignored(mini_course, capsys, parses, monkeypatch):
+    build(capsys, mini_course)
+    monkeypatch.setattr(disk_cache, "__version__", "0.0.0-other")  # as if coursegen were upgraded
+    parses.clear()
+    build(capsys, mini_course)
+    assert len(parses) == 3
+
+
+def test_deleting_the_cache_is_fine(mini_course, capsys, tmp_path):
+    build(capsys, mini_course)
+    shutil.rmtree(mini_course / CACHE_FOLDER)
+    build(capsys, mini_course)
+    assert (mini_course / CACHE_FOLDER / disk_cache.PAGES_FILE).is_file()
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+def test_a_hand_edited_or_missing_site_is_built_again(mini_course, capsys):
+    build(capsys, mini_course)
+    first = site_bytes(mini_course / "site")
+    (mini_course / "site" / "first.html").write_text("edited by hand")
+    build(capsys, mini_course)
+    assert site_bytes(mini_course / "site") == first
+    shutil.rmtree(mini_course / "site")
+    build(capsys, mini_course)
+    assert site_bytes(mini_course / "site") == first
+
+
+def test_other_options_or_another_output_folder_build_again(mini_course, capsys, tmp_path, parses):
+    build(capsys, mini_course)
+    parses.clear()
+    out = build(capsys, mini_course, "--out", tmp_path / "elsewhere")
+    assert out.endswith(f"into {tmp_path / 'elsewhere'}\n")
+    assert site_bytes(tmp_path / "elsewhere") == site_bytes(mini_course / "site")
+    assert parses == []  # the pages were kept
+    build(capsys, mini_course, "--drafts")
+    assert (mini_course / "site" / "index.html").is_file()
+
+
+def test_warnings_are_printed_again_whether_nothing_or_another_page_changed(mini_course, capsys, parses):
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "Text.\n\n## Same\n\nOne.\n\n## Same\n\nTwo.")
+    first = run_cli(capsys, "--root", mini_course, "build")
+    assert first[0] == 0 and "repeats the anchor '#same'" in first[2], first
+    assert run_cli(capsys, "--root", mini_course, "build") == first  # nothing built
+    edit(mini_course / "lessons" / "01-first.md", "Display math:", "Display math, changed:")
+    parses.clear()
+    assert run_cli(capsys, "--root", mini_course, "build") == first  # the warning came with the kept page
+    assert parses == ["lessons/01-first.md"]
