@@ -79,6 +79,13 @@ def reference(root: Path) -> dict[str, str]:
     return read_catalogue(file, REFERENCE) if file else {}
 
 
+def packaged_english() -> dict[str, str]:
+    """Return the default theme's English catalogue, for texts made where no course is at hand."""
+    from coursegen.theme.files import packaged_theme  # here: files imports nothing of this module's
+
+    return read_catalogue(packaged_theme() / FOLDER / f"{REFERENCE}.yaml", REFERENCE)
+
+
 def check_messages(root: Path, config, problems: Problems) -> None:
     """Report a language without a catalogue (a warning) and each bad `messages:` override (an error)."""
     english = reference(root)

@@ -23,8 +23,10 @@ from coursegen.features.questions.blocks import (
 from coursegen.features.questions.exercises import page_data, prepare_exercise
 from coursegen.features.questions.structure import check_structure
 from coursegen.features.widgets.extension import browser_python
+from coursegen.features.widgets.site import said_in
 from coursegen.model import Link
 from coursegen.stages.parse import parse_attrs, register_block, split_info
+from coursegen.theme import messages
 
 KINDS = ("recall", "explain", "choice", "excerpt", "exercise")
 PARTS = ("answer", "explanation", "hint")
@@ -158,6 +160,7 @@ def _exercise(tokens, index: int, close: int, env: dict) -> bool:
     if exercise is None:
         return False
     runtime, missing = browser_python(env["ctx"])
+    missing = said_in(missing, messages.texts(env))  # why, in the course's language
     exercise["json"] = page_data(exercise, list(opener.meta["packages"]), runtime, missing)
     opener.meta["exercise"] = exercise
     return True

@@ -21,7 +21,7 @@ from coursegen.course_code import LIMIT_HINT, CalcError
 from coursegen.errors import Problems, choices_hint
 from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from coursegen.features.widgets.page_weight import baked_state_sizes, check_page_weight
-from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site
+from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site, said_in
 from coursegen.features.widgets.spec import Widget, fmt, load_widgets, parse_value, widget_folders
 from coursegen.stages.assets import hashed_name
 from coursegen.stages.config import CONFIG_NAME, config_line
@@ -300,15 +300,16 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
         view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
         code=Markup(highlight_code(entry_source(widget), "python", None, env["ctx"].memo)),
         package=context.package,
-        runtime_json=Markup(states_json(page_runtime(context, env["widgets"]))) if first_on_page else "",
+        runtime_json=Markup(states_json(page_runtime(context, env["widgets"], messages.texts(env)))) if first_on_page else "",
         messages=messages.texts(env),
     )
 
 
-def page_runtime(context: WidgetContext, names) -> dict:
-    """Return the page's runtime settings: its widgets' Pyodide packages, and those this site lacks."""
+def page_runtime(context: WidgetContext, names, catalogue: dict[str, str]) -> dict:
+    """Return the page's runtime settings: its widgets' Pyodide packages, and those this site lacks (why, in
+    the language of the course's `catalogue`)."""
     packages = pyodide_packages(context.widgets[name] for name in names)
-    missing = {name: context.missing[name] for name in packages if name in context.missing}
+    missing = said_in({name: context.missing[name] for name in packages if name in context.missing}, catalogue)
     return {**context.runtime, "packages": packages, **({"missing": missing} if missing else {})}
 
 

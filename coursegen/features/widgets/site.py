@@ -22,6 +22,7 @@ from pathlib import Path
 from coursegen.memo import Memo, remembered
 from coursegen.stages.config import PyodideConfig
 from coursegen.stages.assets import file_stamps
+from coursegen.theme import messages
 
 PACKAGE_VERSION = "0.1.0"  # the course package's wheel: a fixed version, its content hash is in the folder
 CDN = "https://cdn.jsdelivr.net/pyodide/v{version}/full/"
@@ -44,6 +45,35 @@ class PyodideSite:
     integrity: str
     files: dict  # site path → source Path
     missing: dict = field(default_factory=dict)
+
+
+class Reason(str):
+    """Why a self-hosted Pyodide cannot serve a package: the English text (the build's own messages say
+    it so), carrying its catalogue key and values, so that a page says it in the course's language."""
+
+    key: str
+    values: dict
+
+    def __new__(cls, key: str, **values):
+        reason = super().__new__(cls, messages.say(messages.packaged_english(), key, **values))
+        reason.key, reason.values = key, values
+        return reason
+
+    def __reduce__(self):  # kept in the memo and .coursegen-cache/: rebuilt from its key and values
+        return _reason, (self.key, tuple(self.values.items()))
+
+    def said_in(self, catalogue: dict[str, str]) -> str:
+        """Return the reason in the language of `catalogue` (a course's messages)."""
+        return messages.say(catalogue, self.key, **self.values) if self.key in catalogue else str(self)
+
+
+def _reason(key: str, values: tuple) -> Reason:
+    return Reason(key, **dict(values))
+
+
+def said_in(missing: dict, catalogue: dict[str, str]) -> dict[str, str]:
+    """Return package → why, each reason in the language of `catalogue` (what a page shows)."""
+    return {name: why.said_in(catalogue) if isinstance(why, Reason) else why for name, why in missing.items()}
 
 
 class SiteError(Exception):
@@ -143,15 +173,15 @@ def local_site(dist: Path, settings, packages, memo: Memo | None = None) -> Pyod
     wanted, missing = package_files(lock, packages), {}
     for name, file_name, sha256 in wanted:
         if not _plain(file_name):
-            missing[name] = f"its lock entry names {file_name!r}, not a file of the distribution"
+            missing[name] = Reason("live.reason_not_a_file", entry=repr(file_name))
         elif why := wheel_problem(dist / file_name, sha256, memo):
-            missing[name] = f"{file_name} {why}"
+            missing[name] = Reason(why, file=file_name)
     for name in packages:
         if name not in lock:
-            missing[name] = f"{LOCK} lists no package '{name}'"
+            missing[name] = Reason("live.reason_not_listed", lock=LOCK, package=name)
         blockers = [dep for dep, _, _ in package_files(lock, [name]) if dep in missing and dep != name]
         if blockers and name not in missing:  # the widget needs it, so the page must know
-            missing[name] = f"needs {', '.join(blockers)}"
+            missing[name] = Reason("live.reason_needs", packages=", ".join(blockers))
     files = {LOCAL_DIR + name: dist / name for name in RUNTIME_FILES}
     files.update({LOCAL_DIR + file_name: dist / file_name for name, file_name, _ in wanted if name not in missing})
     return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files, missing)
@@ -238,13 +268,14 @@ def version_hint(found: str) -> str:
 
 
 def wheel_problem(path: Path, sha256: str, memo: Memo | None = None) -> str:
-    """Return what is wrong with one package file of the distribution ("" when it is there, intact)."""
+    """Return the catalogue key of what is wrong with one package file of the distribution ("" when it is
+    there, intact)."""
     if not path.is_file():
-        return "is not in the distribution"
+        return "live.reason_absent"
     stat = path.stat()
     key = (path, stat.st_size, stat.st_mtime_ns)
     if sha256 and remembered(memo, "wheel sha256", key, lambda: _sha256(path)) != sha256:
-        return "does not match the sha256 of the lock file"
+        return "live.reason_sha256"
     return ""
 
 

@@ -250,6 +250,18 @@ def test_a_package_whose_dependency_is_missing_is_not_available_either(widget_co
     assert not any(p.endswith(".whl") for p in result.outputs if p.startswith("pyodide/"))  # of no use alone
 
 
+
+def test_a_french_course_says_why_live_python_is_not_available_in_french(widget_course):
+    make_dist(widget_course, {"numpy": [], "ml-dtypes": ["numpy"]}, skip=("numpy",))
+    config = widget_course / "course.yaml"
+    config.write_text("language: fr\n" + config.read_text())
+    result = build_site(widget_course)
+    assert runtime_settings(result.outputs["gauges.html"].decode())["missing"] == {
+        "ml-dtypes": "a besoin de numpy",
+        "numpy": "numpy-1.0-wasm32.whl ne fait pas partie de la distribution",
+    }
+    assert "numpy: numpy-1.0-wasm32.whl is not in the distribution" in result.warnings[0].format()  # the author's
+
 def first_problem(course) -> str:
     """Return the first problem that stops the build of `course`, as printed."""
     with pytest.raises(ContentError) as caught:
