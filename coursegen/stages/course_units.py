@@ -5,7 +5,7 @@ with the square of its length: at 2,000 lessons, four million list items, the la
 build. The theme's own partial differs from page to page in one attribute only, `aria-current` on the
 page's own item, so it is rendered once without a current unit and that one attribute is put in per
 page. A course's own version of the partial (any text other than the theme's) is rendered in each page
-as before, since it may read anything of the page. tests/authoring/test_course_units.py compares
+as before, since it may read anything of the page. tests/stages/test_course_units.py compares
 the two ways byte for byte.
 """
 
