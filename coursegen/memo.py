@@ -32,6 +32,7 @@ SIZES = {
     "pygments formatter": 1,
     "pygments css": 1,
     "theme assets": 4,  # by the theme files' stamps
+    "catalogue": 8,  # a message catalogue file, by its stamp (theme/messages.py)
     "wheel sha256": 64,
     "package wheel": 4,  # by the package files' stamps
     "widget spec": 1024,

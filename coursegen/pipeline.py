@@ -84,7 +84,7 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     read = kept_reader(memo, changes)
     config, records.config = load_course_config(root, problems, read, records.config)
     if config:
-        messages.check_messages(root, config, problems)
+        messages.check_messages(root, config, problems, memo)
     if config and config.python.package not in COURSE_INPUTS:  # the course's own Python, named in course.yaml
         check_files(root, problems, changes, names=(config.python.package,))
     if config is None or not config.units:  # every page would report follow-on problems: show the cause alone

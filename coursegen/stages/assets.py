@@ -108,7 +108,7 @@ def load_theme_assets(root: Path, memo: Memo | None = None) -> Assets:
 def course_theme_assets(root: Path, config, memo: Memo | None = None) -> Assets:
     """Return the theme's assets and the one made from course.yaml: the message catalogue's module."""
     assets = load_theme_assets(root, memo)
-    assets.add(messages.SCRIPT_NAME, messages.script(messages.catalogue(root, config)))
+    assets.add(messages.SCRIPT_NAME, messages.script(messages.catalogue(root, config, memo)))
     return assets
 
 

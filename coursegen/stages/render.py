@@ -155,7 +155,7 @@ def render_site(
         "asset": _asset_url(assets),
         "serve_mode": options.serve_mode,
         "total": len(course.units),
-        "messages": messages.catalogue(root, course.config),
+        "messages": messages.catalogue(root, course.config, memo),
         "import_map": Markup(modules),
         "csp": csp.policy(course.config, root, csp_sources, (modules,)),
         "course_units": CourseUnits(env, root),  # the list of every unit, rendered once (stages/course_units.py)

@@ -19,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from coursegen.errors import Problems, did_you_mean
+from coursegen.memo import Memo, remembered
 from coursegen.theme import files as theme
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
@@ -73,10 +74,17 @@ def read_catalogue(file: Path, shown: str, problems: Problems | None = None) -> 
     return good
 
 
-def reference(root: Path) -> dict[str, str]:
+def kept_catalogue(file: Path, shown: str, memo: Memo | None = None) -> dict[str, str]:
+    """Return read_catalogue(file, shown), kept in `memo` by the file's stamp: a build asks for it for the
+    parse rules, the pages, the scripts' module and the search index, and reading it is not cheap."""
+    stat = file.stat()
+    return remembered(memo, "catalogue", (file, stat.st_mtime_ns, stat.st_size), lambda: read_catalogue(file, shown))
+
+
+def reference(root: Path, memo: Memo | None = None) -> dict[str, str]:
     """Return the English catalogue: the set of keys every page may use."""
     file = catalogue_path(root, REFERENCE)
-    return read_catalogue(file, REFERENCE) if file else {}
+    return kept_catalogue(file, REFERENCE, memo) if file else {}
 
 
 def packaged_english() -> dict[str, str]:
@@ -86,9 +94,9 @@ def packaged_english() -> dict[str, str]:
     return read_catalogue(packaged_theme() / FOLDER / f"{REFERENCE}.yaml", REFERENCE)
 
 
-def check_messages(root: Path, config, problems: Problems) -> None:
+def check_messages(root: Path, config, problems: Problems, memo: Memo | None = None) -> None:
     """Report a language without a catalogue (a warning) and each bad `messages:` override (an error)."""
-    english = reference(root)
+    english = reference(root, memo)
     if chosen_language(root, config.language) is None and config.language.split("-")[0].lower() != REFERENCE:
         problems.warning(
             CONFIG_NAME,
@@ -144,23 +152,28 @@ def _check_message(key, text, english: dict[str, str], path: str, line: int, pro
         )
 
 
-def catalogue(root: Path, config) -> dict[str, str]:
-    """Return {key: text} for the course: English, under the chosen catalogue, under course.yaml's overrides."""
-    english = reference(root)
+def catalogue(root: Path, config, memo: Memo | None = None) -> dict[str, str]:
+    """Return {key: text} for the course: English, under the chosen catalogue, under course.yaml's overrides
+    (the files kept in `memo`)."""
+    english = reference(root, memo)
     merged = dict(english)
     language = chosen_language(root, config.language)
     if language and language != REFERENCE:
         file = catalogue_path(root, language)
         assert file is not None  # chosen_language found it
-        merged.update({k: v for k, v in read_catalogue(file, language).items() if k in english})
+        merged.update({k: v for k, v in kept_catalogue(file, language, memo).items() if k in english})
     merged.update({key: text for key, text, _ in config.messages if key in english and isinstance(text, str)})
     return merged
 
 
-def prepare(root: Path, config, problems: Problems) -> dict[str, str]:
+SESSION_HOOKS = ("prepare",)  # it also takes the build's session, for its memo (extensions.ModuleExtension)
+
+
+def prepare(root: Path, config, problems: Problems, session=None) -> dict[str, str]:
     """The catalogue as the built-in extension "messages" hands it to parse rules (`texts(env)`):
     question labels, callout titles and widgets are written into pages while parsing."""
-    return catalogue(root, config) if config is not None else reference(root)
+    memo = session.memo if session is not None else None
+    return catalogue(root, config, memo) if config is not None else reference(root, memo)
 
 
 def texts(env: dict) -> dict[str, str]:

@@ -256,7 +256,7 @@ def add_files(course, root, assets, problems, session) -> None:
     and the index, not all pages. No page holds the index's bytes, so a build makes it while another
     process renders pages (assets.meanwhile); serve's is made beside the rebuilds."""
     assets.urls[ENTRY] = ENTRY
-    texts = messages.catalogue(root, course.config)  # the units' labels, in the course's language
+    texts = messages.catalogue(root, course.config, session.memo)  # the units' labels, in the course's language
     if session.background:
         assets.files.update(session.background.files(course, texts))
     else:
