@@ -33,6 +33,7 @@ SIZES = {
     "pygments css": 1,
     "theme assets": 4,  # by the theme files' stamps
     "catalogue": 8,  # a message catalogue file, by its stamp (theme/messages.py)
+    "catalogue check": 4,  # the problems of a course's own catalogue file, by its stamp
     "wheel sha256": 64,
     "package wheel": 4,  # by the package files' stamps
     "widget spec": 1024,

@@ -108,9 +108,19 @@ def check_messages(root: Path, config, problems: Problems, memo: Memo | None = N
     language = chosen_language(root, config.language)
     own = root / theme.COURSE_TEMPLATES / FOLDER / f"{language}.yaml"
     if language and own.is_file():  # the course's own catalogue: checked as its overrides are
-        _check_catalogue(own, own.relative_to(root).as_posix(), english, problems)
+        stat = own.stat()  # checked again only when it or the English one changes (serve: every rebuild asks)
+        key = (own, stat.st_mtime_ns, stat.st_size, tuple(english.items()))
+        found = remembered(memo, "catalogue check", key, lambda: _catalogue_problems(own, root, english))
+        problems.items.extend(found)
     for key, text, line in config.messages:
         _check_message(key, text, english, CONFIG_NAME, line, problems)
+
+
+def _catalogue_problems(file: Path, root: Path, english: dict[str, str]) -> tuple:
+    """Return the problems of a course's own catalogue file (see _check_catalogue)."""
+    found = Problems()
+    _check_catalogue(file, file.relative_to(root).as_posix(), english, found)
+    return tuple(found.items)
 
 
 def _check_catalogue(file: Path, shown: str, english: dict[str, str], problems: Problems) -> None:
