@@ -180,7 +180,7 @@ def unchanged_site(root: Path, now: Inputs) -> KeptSite | None:
 
 def _pyodide(root: Path, session: Session, now: Inputs) -> tuple:
     """Return (folder, stamps) of the Pyodide folder course.yaml names, when no input stamp covers it."""
-    config = _config(session)
+    config = session.config
     folder = root / config.pyodide.path if config is not None and config.pyodide.path else None
     if folder is None or not folder.is_dir() or str(folder) in now.stamps:
         return ()
@@ -195,11 +195,6 @@ def _same_pyodide(kept: tuple) -> bool:
     stamps: dict = {}
     _stamp_tree(Path(kept[0]), stamps, set(), set())
     return stamps == kept[1]
-
-
-def _config(session: Session):
-    """Return the course's configuration as the last build loaded it, or None."""
-    return session.records.config.config if session.records.config is not None else None
 
 
 def previous_site(kept: KeptSite) -> tuple[dict[str, bytes], list[str]] | None:
@@ -269,7 +264,7 @@ def save_pages(root: Path, session: Session, now: Inputs) -> None:
     parse = session.records.parse
     if parse is not None and not parse.parsed and (root / CACHE_FOLDER / PAGES_FILE).is_file():
         return  # the file holds these very pages
-    config = _config(session)
+    config = session.config
     package = config.python.package if config is not None else "kernels"
     pages = dict(session.memo.table("page"))
     _save(root / CACHE_FOLDER / PAGES_FILE, now.identity, (package, course_code(root, now, package), pages))

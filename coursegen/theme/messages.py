@@ -87,11 +87,9 @@ def reference(root: Path, memo: Memo | None = None) -> dict[str, str]:
     return kept_catalogue(file, REFERENCE, memo) if file else {}
 
 
-def packaged_english() -> dict[str, str]:
+def packaged_english(memo: Memo | None = None) -> dict[str, str]:
     """Return the default theme's English catalogue, for texts made where no course is at hand."""
-    from coursegen.theme.files import packaged_theme  # here: files imports nothing of this module's
-
-    return read_catalogue(packaged_theme() / FOLDER / f"{REFERENCE}.yaml", REFERENCE)
+    return kept_catalogue(theme.packaged_theme() / FOLDER / f"{REFERENCE}.yaml", REFERENCE, memo)
 
 
 def check_messages(root: Path, config, problems: Problems, memo: Memo | None = None) -> None:
@@ -189,7 +187,7 @@ def prepare(root: Path, config, problems: Problems, session=None) -> dict[str, s
 def texts(env: dict) -> dict[str, str]:
     """Return the catalogue a parse rule writes with: the build's, else English (a parser made without a build)."""
     found = env["ctx"].extra.get("messages") if "ctx" in env else None
-    return found if found is not None else read_catalogue(theme.packaged_theme() / FOLDER / "en.yaml", REFERENCE)
+    return found if found is not None else packaged_english()
 
 
 def say(messages: dict[str, str], key: str, **values) -> str:

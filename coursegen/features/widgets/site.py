@@ -54,26 +54,27 @@ class Reason(str):
     key: str
     values: dict
 
-    def __new__(cls, key: str, **values):
-        reason = super().__new__(cls, messages.say(messages.packaged_english(), key, **values))
+    def __new__(cls, text: str, key: str, values: dict):
+        reason = super().__new__(cls, text)
         reason.key, reason.values = key, values
         return reason
 
-    def __reduce__(self):  # kept in the memo and .coursegen-cache/: rebuilt from its key and values
-        return _reason, (self.key, tuple(self.values.items()))
+    @classmethod
+    def said(cls, english: dict[str, str], key: str, **values) -> Reason:
+        """Return the reason `key` with its `values`, its text from the `english` catalogue."""
+        return cls(messages.say(english, key, **values), key, values)
+
+    def __reduce__(self):  # kept in the memo and .coursegen-cache/: the text travels with its key and values
+        return Reason, (str(self), self.key, self.values)
 
     def said_in(self, catalogue: dict[str, str]) -> str:
         """Return the reason in the language of `catalogue` (a course's messages)."""
         return messages.say(catalogue, self.key, **self.values) if self.key in catalogue else str(self)
 
 
-def _reason(key: str, values: tuple) -> Reason:
-    return Reason(key, **dict(values))
-
-
 def said_in(missing: dict, catalogue: dict[str, str]) -> dict[str, str]:
     """Return package → why, each reason in the language of `catalogue` (what a page shows)."""
-    return {name: why.said_in(catalogue) if isinstance(why, Reason) else why for name, why in missing.items()}
+    return {name: why.said_in(catalogue) for name, why in missing.items()}
 
 
 class SiteError(Exception):
@@ -171,17 +172,21 @@ def local_site(dist: Path, settings, packages, memo: Memo | None = None) -> Pyod
     check_version(dist, settings)
     lock = read_lock(dist, settings)
     wanted, missing = package_files(lock, packages), {}
+
+    def reason(key: str, **values) -> Reason:  # English read (kept in memo) only when a package is missing
+        return Reason.said(messages.packaged_english(memo), key, **values)
+
     for name, file_name, sha256 in wanted:
         if not _plain(file_name):
-            missing[name] = Reason("live.reason_not_a_file", entry=repr(file_name))
+            missing[name] = reason("live.reason_not_a_file", entry=repr(file_name))
         elif why := wheel_problem(dist / file_name, sha256, memo):
-            missing[name] = Reason(why, file=file_name)
+            missing[name] = reason(why, file=file_name)
     for name in packages:
         if name not in lock:
-            missing[name] = Reason("live.reason_not_listed", lock=LOCK, package=name)
+            missing[name] = reason("live.reason_not_listed", lock=LOCK, package=name)
         blockers = [dep for dep, _, _ in package_files(lock, [name]) if dep in missing and dep != name]
         if blockers and name not in missing:  # the widget needs it, so the page must know
-            missing[name] = Reason("live.reason_needs", packages=", ".join(blockers))
+            missing[name] = reason("live.reason_needs", packages=", ".join(blockers))
     files = {LOCAL_DIR + name: dist / name for name in RUNTIME_FILES}
     files.update({LOCAL_DIR + file_name: dist / file_name for name, file_name, _ in wanted if name not in missing})
     return PyodideSite(LOCAL_DIR, sri((dist / LOADER).read_bytes()), files, missing)
