@@ -12,7 +12,7 @@ from coursegen.errors import ContentError
 from coursegen.parallel import default_jobs
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import command_session
-from coursegen.stages.write import check_output_folder, unchanged_pages, write_site
+from coursegen.stages.write import check_output_folder, unchanged_files, write_site
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -98,23 +98,28 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str)
     warnings and return the line to print. Raises ContentError."""
     inputs = disk_cache.inputs(root, out, _cache_options(options))  # before anything is read
     kept = disk_cache.unchanged_site(root, inputs) if command == "build" else None
-    previous = disk_cache.previous_site(kept) if kept else None
-    if kept and previous:  # nothing changed: the same files, swapped in anew
+    if kept:  # nothing changed: the same files, swapped in anew
         _print_warnings(kept.warnings)
-        write_site(previous[0], out, root, keep=previous[1])
+        write_site({}, out, root, keep=disk_cache.previous_site(kept))
         disk_cache.remember_site(root, inputs, list(kept.warnings), kept.summary)
         return kept.summary
     session = command_session(root, write=command != "check")
     disk_cache.load_pages(root, session, inputs)
+    if command == "build":  # read back from the output folder that `check` does not write
+        disk_cache.load_rendered(root, session, inputs)
     result = build_site(root, options, session)
     warnings = [warning.format() for warning in result.warnings]
     _print_warnings(warnings)
     if command == "check":
         return f"ok: {_summary(result.outputs)}"
-    keep = set(unchanged_pages(result.outputs, out))  # linked from the last site, not written again
-    write_site({path: data for path, data in result.outputs.items() if path not in keep}, out, root, sorted(keep))
+    # Linked from the last site, not written again: the pages it wrote that were not even read
+    # (incremental.UnchangedFile), and the files made again with the same bytes.
+    written = {path: data for path, data in result.outputs.items() if isinstance(data, bytes)}
+    keep = set(unchanged_files(written, out)) | (result.outputs.keys() - written.keys())
+    write_site({path: data for path, data in written.items() if path not in keep}, out, root, sorted(keep))
     summary = f"built {_summary(result.outputs)} into {out}"
     disk_cache.save_pages(root, session, inputs)
+    disk_cache.save_rendered(root, session, inputs)
     disk_cache.remember_site(root, inputs, warnings, summary, session)
     return summary
 
@@ -206,6 +211,6 @@ def _init(folder: Path, title: str) -> int:
     return 0
 
 
-def _summary(outputs: dict[str, bytes]) -> str:
+def _summary(outputs: dict) -> str:
     pages = sum(1 for name in outputs if name.endswith(".html"))
     return f"{pages} pages, {len(outputs)} files"

@@ -7,11 +7,15 @@ Two things, each in a file of its own, each used only when its header names this
   read has the stamp it had (path, size, modification time, inode), the options are the same and
   the output folder still holds exactly the files that build wrote, nothing is built at all: the
   command prints what that build printed. Any change anywhere in the course builds again.
-- `pages.pickle`, the parsed pages (the memo's "page" table, keyed by each page's parse key): a
-  build after a change parses again only the pages whose key changed, as `serve` does, and
-  renders and writes everything else as a full build does (so its output is a full build's).
-  The pages are kept only while the course's own Python outside its package and widgets/ (its
-  extensions and what they import) holds the same bytes: that code can change how any page parses.
+- `pages/NN.pickle`, the parsed pages (the memo's "page" table, keyed by each page's parse key): a
+  build after a change parses again only the pages whose key changed, as `serve` does. The pages
+  are kept only while the course's own Python outside its package and widgets/ (its extensions
+  and what they import) holds the same bytes: that code can change how any page parses.
+- `rendered.pickle`, each unit page's render key and where its bytes lie in the output folder
+  (`incremental.WrittenPage`), while that file's stamp is the one it had when the build wrote it.
+  The next build renders again only the pages whose render key changed, as `serve` does, and
+  links the others into the new site unread (at 2,000 lessons the pages hold 650 MB, since each
+  lists every unit: reading them back would take longer than the rest of the rebuild).
 
 The cache only saves time. A missing, damaged, foreign or unreadable file is ignored and the build
 is cold; one that cannot be written is skipped. Deleting the folder is always safe. It holds
@@ -28,21 +32,23 @@ import importlib.metadata
 import os
 import pickle
 import sys
+import zlib
 from pathlib import Path
 from stat import S_ISDIR
 
 import coursegen
 from coursegen import __version__
 from coursegen.cache import CACHE_FOLDER
-from coursegen.incremental import ParsedPage
+from coursegen.incremental import ParsedPage, WrittenPage
 from coursegen.pipeline import collector_paused
 from coursegen.serve.reload import TRACKED
 from coursegen.session import Session
-from coursegen.stages.write import MARKER, is_unit_page
+from coursegen.stages.write import MARKER
 from coursegen.theme import files as theme
 
 FORMAT = 1  # raised whenever what the files hold changes shape
-SITE_FILE, PAGES_FILE = "site.pickle", "pages.pickle"
+SITE_FILE, PAGES_FOLDER, RENDERED_FILE = "site.pickle", "pages", "rendered.pickle"
+SHARDS = 32  # files the parsed pages are spread over: an edit rewrites one of them, not all (65 MB at 2,000 lessons)
 # Libraries whose version can change a page's bytes.
 SHAPING = ("markdown-it-py", "mdit-py-plugins", "Jinja2", "MarkupSafe", "Pygments", "latex2mathml", "selectolax")
 # Top-level names the build does not read: serve.watch's list (not imported: watchfiles would load with it).
@@ -197,18 +203,10 @@ def _same_pyodide(kept: tuple) -> bool:
     return stamps == kept[1]
 
 
-def previous_site(kept: KeptSite) -> tuple[dict[str, bytes], list[str]] | None:
-    """Return what makes the same site again (write_site's `outputs` and `keep`): the output folder's files
-    that are not unit pages, read back, and the unit pages, to link as they are; None when one cannot be read."""
-    site = Path(kept.inputs.out)
-    pages = [path for path in kept.written if is_unit_page(path)]
-    try:
-        others = {
-            path: (site / path).read_bytes() for path in kept.written if not is_unit_page(path) and path != MARKER
-        }
-    except OSError:
-        return None
-    return others, pages
+def previous_site(kept: KeptSite) -> list[str]:
+    """Return the files of the output folder that make the same site again (write_site's `keep`: linked
+    into a new folder as they are; its stamps were checked by unchanged_site)."""
+    return [path for path in kept.written if path != MARKER]
 
 
 def remember_site(root: Path, now: Inputs, warnings: list[str], summary: str, session: Session | None = None) -> None:
@@ -243,31 +241,106 @@ def course_code(root: Path, now: Inputs, package: str) -> str:
     return found.hexdigest()
 
 
+def shard_of(path: str) -> int:
+    """Return which file of PAGES_FOLDER keeps the page of source `path` (the same on every machine)."""
+    return zlib.crc32(path.encode()) % SHARDS
+
+
+def shard_file(root: Path, shard: int) -> Path:
+    return root / CACHE_FOLDER / PAGES_FOLDER / f"{shard:02d}.pickle"
+
+
 def load_pages(root: Path, session: Session, now: Inputs) -> None:
     """Put the pages the last build kept into the session memo's "page" table (each reused only if its
-    parse key still matches), when the course's extensions are as they were."""
-    kept = _load(root / CACHE_FOLDER / PAGES_FILE, now.identity)
-    if not (isinstance(kept, tuple) and len(kept) == 3 and isinstance(kept[0], str) and isinstance(kept[2], dict)):
-        return
-    package, code, pages = kept
-    if code != course_code(root, now, package):
-        return
-    if not all(isinstance(entry, ParsedPage) for entry in pages.values()):
-        return
-    for path, entry in pages.items():
-        session.memo.put("page", path, entry)
-    session.pages_restored = True  # parsed by this coursegen with this course's code (see parse.parser)
+    parse key still matches), from every shard written with the course's extensions as they are."""
+    code: str | None = None
+    restored: set[str] = set()
+    for shard in range(SHARDS):
+        kept = _load(shard_file(root, shard), now.identity)
+        if not (isinstance(kept, tuple) and len(kept) == 3 and isinstance(kept[0], str) and isinstance(kept[2], dict)):
+            continue
+        package, made_by, pages = kept
+        if code is None:
+            code = course_code(root, now, package)
+        if made_by != code or not all(isinstance(entry, ParsedPage) for entry in pages.values()):
+            continue
+        for path, entry in pages.items():
+            if shard_of(path) == shard:
+                session.memo.put("page", path, entry)
+                restored.add(path)
+    session.pages_restored = bool(restored)  # parsed by this coursegen with this course's code (see parse.parser)
+    session.pages_on_disk = frozenset(restored)
 
 
 def save_pages(root: Path, session: Session, now: Inputs) -> None:
-    """Keep the session's parsed pages for the next command, unless the last build parsed none again."""
+    """Keep the session's parsed pages for the next command: rewrite only the shards that hold a page
+    parsed again, or a page that came or went."""
     parse = session.records.parse
-    if parse is not None and not parse.parsed and (root / CACHE_FOLDER / PAGES_FILE).is_file():
-        return  # the file holds these very pages
+    pages = session.memo.table("page")
+    if parse is None:
+        return
+    touched = {shard_of(path) for path in (*parse.parsed, *(session.pages_on_disk ^ pages.keys()))}
     config = session.config
     package = config.python.package if config is not None else "kernels"
-    pages = dict(session.memo.table("page"))
-    _save(root / CACHE_FOLDER / PAGES_FILE, now.identity, (package, course_code(root, now, package), pages))
+    code = course_code(root, now, package)
+    for shard in range(SHARDS):
+        if shard in touched or not shard_file(root, shard).is_file():
+            held = {path: entry for path, entry in pages.items() if shard_of(path) == shard}
+            _save(shard_file(root, shard), now.identity, (package, code, held))
+    session.pages_on_disk = frozenset(pages)
+
+
+def save_rendered(root: Path, session: Session, now: Inputs) -> None:
+    """Keep where each unit page the session rendered, or carried over unread, lies in the site just
+    written, with its render key, for the next command (call right after writing); skipped when the
+    last build rendered nothing again."""
+    record = session.records.render
+    file = root / CACHE_FOLDER / RENDERED_FILE
+    if record is None or record.course is None or (not record.rerendered and file.is_file()):
+        return
+    site = Path(now.out)
+    try:
+        written = site_stamps(site)
+    except OSError:
+        return
+    rendered, filled, carried = (session.memo.table(kind) for kind in ("rendered", "filled", "written"))
+    kept = {}
+    for unit in record.course.written:
+        assert unit.url is not None  # a written unit has its page
+        page, fill = rendered.get(unit.slug), filled.get(unit.slug)
+        if page is not None and page.key is not None and fill is not None and fill.parts is page.parts:
+            lengths = tuple(len(part) for part in page.parts[0::2])
+            entry = WrittenPage(site / unit.url, unit.url, page.key, tuple(page.parts[1::2]), lengths, fill.urls)
+        elif page is None and unit.slug in carried:  # linked into this site unread: as it was
+            entry = carried[unit.slug]
+        else:
+            continue  # kept whole (render.Unmarked): rendered every time
+        if unit.url in written:
+            kept[unit.slug] = (written[unit.url], entry)
+    config = session.config
+    package = config.python.package if config is not None else "kernels"
+    _save(file, now.identity, (now.out, package, course_code(root, now, package), kept))
+
+
+def load_rendered(root: Path, session: Session, now: Inputs) -> None:
+    """Put the unit pages the last command wrote into the session memo's "written" table, each while its
+    file in the output folder is as that build wrote it (each reused only if its render key still
+    matches: render.render_units), when the course's extensions are as they were."""
+    kept = _load(root / CACHE_FOLDER / RENDERED_FILE, now.identity)
+    if not (isinstance(kept, tuple) and len(kept) == 4 and kept[0] == now.out and isinstance(kept[3], dict)):
+        return
+    out, package, code, pages = kept
+    if code != course_code(root, now, package):  # the extensions changed: a page's key no longer tells its HTML
+        return
+    try:
+        found = site_stamps(Path(out))
+    except OSError:
+        return
+    for slug, (stamp, entry) in pages.items():
+        if not isinstance(entry, WrittenPage):
+            return
+        if found.get(entry.site_path) == stamp:  # else written since (another build, a hand edit)
+            session.memo.put("written", slug, entry)
 
 
 def _load(file: Path, identity: str):

@@ -485,6 +485,49 @@ class FilledPage:
 
 
 @dataclass(frozen=True)
+class WrittenPage:
+    """A unit page the last command rendered and wrote, known by its file in the output folder and not
+    read unless needed (the memo's "written" table, by slug: disk_cache.load_rendered). Its file holds
+    the page's text parts, of these lengths, with each asset name's URL between two of them."""
+
+    file: Path  # in the output folder, as that build wrote it (its stamp was checked on loading)
+    site_path: str
+    key: tuple  # its render key (render_key)
+    names: tuple[bytes, ...]  # the asset names in the page, in order
+    lengths: tuple[int, ...]  # the length of each text part around them
+    urls: tuple[str, ...]  # the URL each name was filled with
+
+    def parts(self) -> list[bytes] | None:
+        """Return the page read back and cut into its rendered parts (text, asset name, …, text), or
+        None when the file no longer has the shape recorded."""
+        try:
+            data = self.file.read_bytes()
+        except OSError:
+            return None
+        if len(self.lengths) != len(self.names) + 1 or len(self.urls) != len(self.names):
+            return None
+        parts, at = [], 0
+        for index, length in enumerate(self.lengths):
+            parts.append(data[at : at + length])
+            at += length
+            if index < len(self.names):
+                url = self.urls[index].encode()
+                if data[at : at + len(url)] != url:
+                    return None
+                parts.append(self.names[index])
+                at += len(url)
+        return parts if at == len(data) else None
+
+
+@dataclass(frozen=True)
+class UnchangedFile:
+    """An output whose bytes are those of the output folder's file `site_path` (a WrittenPage whose key
+    and asset URLs are this build's): the write stage links it into the new site without reading it."""
+
+    site_path: str
+
+
+@dataclass(frozen=True)
 class RenderKept:
     """What render_site may reuse: the memo's pages, the last render's record (None: none), and from
     this build's records the pages parsed since that render and who links to whom."""

@@ -17,6 +17,7 @@ from coursegen.course_code import CourseCode
 from coursegen.errors import ContentError, Problem, Problems
 from coursegen.extensions import extensions_for
 from coursegen.incremental import (
+    UnchangedFile,
     kept_reader,
     link_kept,
     load_course_config,
@@ -58,7 +59,7 @@ class BuildOptions:
 class BuildResult:
     """Every output file, plus the warnings that did not stop the build."""
 
-    outputs: dict[str, bytes]
+    outputs: dict[str, bytes | UnchangedFile]  # UnchangedFile only where the session holds the last command's pages
     warnings: list[Problem]
 
 

@@ -44,6 +44,7 @@ class Session:
         self.extension_files: set[str] = set()  # the course extensions' files loaded (extensions.course_extensions)
         self.background = None  # serve's search index, made beside the rebuilds (search.index_beside_rebuilds)
         self.pages_restored = False  # the memo's pages come from .coursegen-cache/ (disk_cache.load_pages)
+        self.pages_on_disk: frozenset[str] = frozenset()  # the paths whose pages .coursegen-cache/ holds
 
     def close(self) -> None:
         """End the session's worker processes (dropping the session does so too)."""

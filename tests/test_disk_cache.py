@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 from helpers import REPO, clean_env, run_cli
@@ -12,6 +13,33 @@ from markdown_it import MarkdownIt
 
 from coursegen import disk_cache
 from coursegen.cache import CACHE_FOLDER
+from coursegen.stages import render
+from coursegen.stages.write import MARKER
+
+RENDERED = disk_cache.RENDERED_FILE
+
+
+def cached_pages(course) -> list[str]:
+    """The source paths whose parsed pages .coursegen-cache/ holds, from every shard."""
+    identity, found = disk_cache.coursegen_identity(), []
+    for shard in range(disk_cache.SHARDS):
+        kept = disk_cache._load(disk_cache.shard_file(course, shard), identity)
+        found += [path for path in kept[2] if disk_cache.shard_of(path) == shard]
+    return sorted(found)
+
+
+@pytest.fixture
+def renders(monkeypatch) -> list[str]:
+    """The unit pages Jinja renders from now on, by slug."""
+    found: list[str] = []
+    original = render.render_unit
+
+    def counting(env, unit, course, common):
+        found.append(unit.slug)
+        return original(env, unit, course, common)
+
+    monkeypatch.setattr(render, "render_unit", counting)
+    return found
 
 
 def site_bytes(site) -> dict[str, bytes]:
@@ -61,7 +89,12 @@ def edit(file, old: str, new: str) -> None:
 
 
 def stamps(site) -> dict[str, tuple]:
-    return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in site.glob("*.html")}
+    """Each file's (inode, mtime) by its site path: the same when the file was linked into a new site."""
+    return {
+        p.relative_to(site).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in site.rglob("*")
+        if p.is_file() and p.name != MARKER
+    }
 
 
 def test_a_rebuild_with_nothing_changed_parses_nothing_and_keeps_the_pages_and_says_the_same(
@@ -74,10 +107,7 @@ def test_a_rebuild_with_nothing_changed_parses_nothing_and_keeps_the_pages_and_s
     assert build(capsys, mini_course) == first
     assert parses == []
     assert site_bytes(site) == files
-    after = stamps(site)
-    for page in ("first.html", "second.html", "check.html"):  # linked into the new site, not written
-        assert after[page] == before[page]
-    assert after["index.html"] != before["index.html"]  # written anew, like every file that is not a unit page
+    assert stamps(site) == before  # every file linked into the new site, not written
 
 
 def test_one_changed_lesson_is_the_only_one_parsed_and_the_site_is_a_cold_builds(mini_course, capsys, parses, tmp_path):
@@ -91,6 +121,59 @@ def test_one_changed_lesson_is_the_only_one_parsed_and_the_site_is_a_cold_builds
     assert after["first.html"] == before["first.html"]  # unchanged: linked from the last site
     assert after["second.html"] != before["second.html"]
     assert b"changed since the last build" in (mini_course / "site" / "second.html").read_bytes()
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+def test_one_changed_lesson_is_the_only_page_rendered_and_the_others_are_linked_unread(
+    mini_course, capsys, renders, tmp_path, monkeypatch
+):
+    build(capsys, mini_course)
+    before = stamps(mini_course / "site")
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "Text, changed again.")
+    renders.clear()
+    read: list[str] = []
+    original = type(mini_course).read_bytes
+    with monkeypatch.context() as patched:
+        patched.setattr(type(mini_course), "read_bytes", lambda self: read.append(self.name) or original(self))
+        build(capsys, mini_course)
+    assert renders == ["second"]
+    assert "first.html" not in read and "check.html" not in read  # neither compared nor read back
+    after = stamps(mini_course / "site")
+    assert after["first.html"] == before["first.html"] and after["check.html"] == before["check.html"]
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+    edit(mini_course / "lessons" / "02-second.md", "changed again", "changed a third time")
+    renders.clear()
+    build(capsys, mini_course)  # pages linked unread last time are known again
+    assert renders == ["second"]
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path, "cold again")
+
+
+def test_a_page_edited_by_hand_in_the_site_is_rendered_again_by_the_next_build(mini_course, capsys, renders, tmp_path):
+    build(capsys, mini_course)
+    (mini_course / "site" / "first.html").write_bytes(b"edited by hand")
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "Text, changed.")
+    renders.clear()
+    build(capsys, mini_course)
+    assert sorted(renders) == ["first", "second"]
+    assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
+
+
+def test_a_written_page_whose_asset_urls_changed_is_read_back_and_filled_anew(mini_course, capsys, renders, tmp_path):
+    """As when an asset's bytes change but no template does: the page's own parts are reused, its URLs not."""
+    build(capsys, mini_course)
+    page, identity = mini_course / "site" / "first.html", disk_cache.coursegen_identity()
+    out, package, code, kept = disk_cache._load(mini_course / CACHE_FOLDER / RENDERED, identity)
+    _, entry = kept["first"]
+    parts = entry.parts()
+    urls = ("assets/gone.0123456789.css", *entry.urls[1:])  # as an older build's: another first URL
+    page.write_bytes(b"".join(part if i % 2 == 0 else urls[i // 2].encode() for i, part in enumerate(parts)))
+    found = page.stat()
+    kept["first"] = ((found.st_size, found.st_mtime_ns, found.st_ino), replace(entry, urls=urls))
+    disk_cache._save(mini_course / CACHE_FOLDER / RENDERED, identity, (out, package, code, kept))
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "Text, changed.")
+    renders.clear()
+    build(capsys, mini_course)
+    assert renders == ["second"]  # first.html was filled again from its parts, not rendered
     assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
 
 
@@ -138,8 +221,7 @@ def test_an_edited_extension_parses_every_page_again(mini_course, tmp_path):
     edit(mini_course / "lessons" / "02-second.md", "Text.", "Say {shout}`hello`.")
     assert command_line_build(mini_course).returncode == 0
     assert "Say HELLO." in (mini_course / "site" / "second.html").read_text()
-    kept = disk_cache._load(mini_course / CACHE_FOLDER / disk_cache.PAGES_FILE, disk_cache.coursegen_identity())
-    assert sorted(kept[2]) == ["lessons/01-first.md", "lessons/02-second.md", "reviews/03-check.md"]
+    assert cached_pages(mini_course) == ["lessons/01-first.md", "lessons/02-second.md", "reviews/03-check.md"]
     edit(shout, "token.content.upper()", "token.content.upper() + '!'")
     done = command_line_build(mini_course)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
@@ -150,8 +232,9 @@ def test_an_edited_extension_parses_every_page_again(mini_course, tmp_path):
 @pytest.mark.parametrize("damage", [b"", b"not a pickle at all", b"\x80\x05garbage"])
 def test_a_damaged_cache_is_ignored_and_the_build_is_cold(mini_course, capsys, parses, tmp_path, damage):
     build(capsys, mini_course)
-    for name in (disk_cache.SITE_FILE, disk_cache.PAGES_FILE):
-        (mini_course / CACHE_FOLDER / name).write_bytes(damage)
+    shards = [disk_cache.shard_file(mini_course, shard) for shard in range(disk_cache.SHARDS)]
+    for file in [mini_course / CACHE_FOLDER / disk_cache.SITE_FILE, mini_course / CACHE_FOLDER / RENDERED, *shards]:
+        file.write_bytes(damage)
     parses.clear()
     build(capsys, mini_course)
     assert len(parses) == 3
@@ -170,7 +253,8 @@ def test_deleting_the_cache_is_fine(mini_course, capsys, tmp_path):
     build(capsys, mini_course)
     shutil.rmtree(mini_course / CACHE_FOLDER)
     build(capsys, mini_course)
-    assert (mini_course / CACHE_FOLDER / disk_cache.PAGES_FILE).is_file()
+    assert cached_pages(mini_course) == ["lessons/01-first.md", "lessons/02-second.md", "reviews/03-check.md"]
+    assert (mini_course / CACHE_FOLDER / RENDERED).is_file()
     assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
 
 

@@ -25,6 +25,7 @@ import traceback
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from coursegen.errors import ContentError
 from coursegen.extensions import built_in_extensions
@@ -231,7 +232,7 @@ class LiveServer:
         self.cache.note_changes(self.root, changed)
         try:
             result = build_site(self.root, self.options, self.cache)
-            written = self._write(result.outputs)
+            written = self._write(cast(dict[str, bytes], result.outputs))  # serve's session holds no written page
         except ContentError as err:
             event = livereload.event_for_problems(err.problems)
             self.log(str(err) + f"\n{len(err.problems)} problem(s); the served site keeps the last good build")

@@ -30,6 +30,8 @@ from coursegen.incremental import (
     RenderKept,
     RenderPlan,
     RenderRecord,
+    UnchangedFile,
+    WrittenPage,
     plan_render,
     render_key,
 )
@@ -133,7 +135,7 @@ def render_site(
     kept: RenderKept | None = None,
     compiled: jinja2.BytecodeCache | None = None,
     page_context: dict | None = None,
-) -> tuple[dict[str, bytes], RenderRecord]:
+) -> tuple[dict[str, bytes | UnchangedFile], RenderRecord]:
     """Return every output file of the site, keyed by its path inside site/, and this render's record,
     rendering again only what `kept` says may have changed (nothing kept, the default: everything).
     `csp_sources` and `page_context` are the extensions' (coursegen.extensions: their `csp` and
@@ -161,7 +163,7 @@ def render_site(
         "course_units": CourseUnits(env, root),  # the list of every unit, rendered once (stages/course_units.py)
         **(page_context or {}),
     }
-    out: dict[str, bytes] = dict(assets.files)
+    out: dict[str, bytes | UnchangedFile] = dict(assets.files)
     plan, record = plan_render(course, root, common, kept)
     rerendered: list[str] = []
     out["index.html"] = _course_page(env, "index.html", "", common, memo, plan, rerendered)
@@ -233,16 +235,17 @@ def render_units(
     record: RenderRecord,
     jobs: int | None = None,
     meanwhile=None,
-) -> tuple[list[bytes], RenderRecord]:
-    """Return each unit's page and the record with them rendered, rendering again only those whose
-    render key changed, in `jobs` processes (`meanwhile()` runs in this process once the work is
-    shared out: see parallel.parallel_map)."""
+) -> tuple[list[bytes | UnchangedFile], RenderRecord]:
+    """Return each unit's page (an UnchangedFile for one the last command wrote, unread) and the record
+    with them rendered, rendering again only those whose render key changed, in `jobs` processes
+    (`meanwhile()` runs in this process once the work is shared out: see parallel.parallel_map)."""
     candidates = units if plan.candidates is None else plan.candidates
-    kept = memo.table("rendered")
+    kept, written = memo.table("rendered"), memo.table("written")  # written: the last command's, unread
+    for unit in candidates if written else ():
+        if unit.slug in written and unit.slug not in kept:
+            _read_if_refilled(written[unit.slug], unit.slug, common["asset"], memo)
     keys = [render_key(unit, course, plan, record, memo) for unit in candidates]
-    todo = [
-        (unit, key) for unit, key in zip(candidates, keys) if (found := kept.get(unit.slug)) is None or found.key != key
-    ]
+    todo = [(unit, key) for unit, key in zip(candidates, keys) if _kept_key(unit.slug, kept, written) != key]
 
     def render(job) -> list[bytes]:
         return split_marked(lambda context: render_unit(env, job[0], course, context), common)
@@ -262,19 +265,20 @@ def render_units(
     for unit, key in todo:
         split = parts[unit.slug]
         memo.put("rendered", unit.slug, RenderedPage(_kept(key, split), split))
+        memo.pop("written", unit.slug)
         unmarked.discard(unit.slug)
         if isinstance(split, Unmarked):
             unmarked.add(unit.slug)
         asset_names.update(name.decode() for name in split[1::2])
     kept = memo.table("rendered")
     if plan.candidates is None:  # every asset name the kept pages hold
-        asset_names = {name.decode() for unit in units for name in kept[unit.slug].parts[1::2]}
+        asset_names = {name.decode() for unit in units for name in _names(unit.slug, kept, written)}
     urls = _asset_urls(common["asset"], asset_names)
     if urls == record.urls and plan.candidates is not None:  # the others' bytes are as they were
         done, filled = {unit.slug for unit, _ in todo}, memo.table("filled")
         pages = [filled_page(u.slug, common["asset"], memo) if u.slug in done else filled[u.slug].page for u in units]
     else:
-        pages = [filled_page(unit.slug, common["asset"], memo) for unit in units]
+        pages = [_page_of(unit.slug, common["asset"], memo) for unit in units]
     done_record = replace(
         record,
         course=course,  # the next build's changes are relative to this one
@@ -284,6 +288,42 @@ def render_units(
         urls=urls,
     )
     return pages, done_record
+
+
+def _kept_key(slug: str, kept, written) -> tuple | None:
+    """Return the render key of the page kept for `slug`: rendered by this session, else written by the
+    last command (None: no page kept)."""
+    found = kept.get(slug) or written.get(slug)
+    return found.key if found is not None else None
+
+
+def _names(slug: str, kept, written):
+    """Return the asset names in the page kept for `slug`, as bytes."""
+    found = kept.get(slug)
+    return found.parts[1::2] if found is not None else written[slug].names
+
+
+def _read_if_refilled(page: WrittenPage, slug: str, asset, memo: Memo) -> None:
+    """Move a page the last command wrote into the "rendered" table, read back from its file, when its
+    asset URLs are not this build's (it is filled anew); forget it when it cannot be (a name is gone,
+    the file changed): it is rendered again."""
+    try:
+        same = tuple(asset(name.decode()) for name in page.names) == page.urls
+    except jinja2.TemplateError:  # a name is gone: rendering it again reports the template's line
+        same, page = False, None
+    if same:
+        return
+    memo.pop("written", slug)
+    parts = page.parts() if page is not None else None
+    if parts is not None:
+        memo.put("rendered", slug, RenderedPage(page.key, parts))
+
+
+def _page_of(slug: str, asset, memo: Memo):
+    """Return a kept unit page with this build's asset URLs: filled_page's, or an UnchangedFile for a page
+    the last command wrote (its URLs are this build's: _read_if_refilled)."""
+    written = memo.peek("written", slug) if memo.peek("rendered", slug) is None else None
+    return UnchangedFile(written.site_path) if written is not None else filled_page(slug, asset, memo)
 
 
 def _asset_urls(asset, names) -> dict:

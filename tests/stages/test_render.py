@@ -65,7 +65,8 @@ def test_damaged_cache_files_are_compiled_afresh(mini_course, capsys, compiles):
     for number, file in enumerate(sorted((mini_course / CACHE_FOLDER / "templates").glob("*.cache"))):
         data = file.read_bytes()  # cut short, garbage after a good header, or garbage throughout
         file.write_bytes([data[: len(data) // 2], bc_magic + b"\x80\x05not a pickle", b"junk"][number % 3])
-    (mini_course / CACHE_FOLDER / "site.pickle").unlink()  # else nothing changed, and nothing is rendered
+    for kept in ("site.pickle", "rendered.pickle"):  # else nothing changed, and no page is rendered
+        (mini_course / CACHE_FOLDER / kept).unlink()
     compiles.clear()
     status, _, err = run_cli(capsys, "--root", mini_course, "build")
     assert status == 0, err
