@@ -114,13 +114,14 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str)
         return f"ok: {_summary(result.outputs)}"
     # Linked from the last site, not written again: the pages it wrote that were not even read
     # (incremental.UnchangedFile), and the files made again with the same bytes.
-    written = {path: data for path, data in result.outputs.items() if isinstance(data, bytes)}
-    keep = set(unchanged_files(written, out)) | (result.outputs.keys() - written.keys())
-    write_site({path: data for path, data in written.items() if path not in keep}, out, root, sorted(keep))
+    made = {path: data for path, data in result.outputs.items() if isinstance(data, bytes)}
+    keep = set(unchanged_files(made, out)) | (result.outputs.keys() - made.keys())
+    write_site({path: data for path, data in made.items() if path not in keep}, out, root, sorted(keep))
     summary = f"built {_summary(result.outputs)} into {out}"
+    written = disk_cache.written_stamps(inputs)  # one listing of the new site, for both records
     disk_cache.save_pages(root, session, inputs)
-    disk_cache.save_rendered(root, session, inputs)
-    disk_cache.remember_site(root, inputs, warnings, summary, session)
+    disk_cache.save_rendered(root, session, inputs, written)
+    disk_cache.remember_site(root, inputs, warnings, summary, session, written)
     return summary
 
 

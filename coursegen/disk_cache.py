@@ -48,6 +48,7 @@ from coursegen.theme import files as theme
 
 FORMAT = 1  # raised whenever what the files hold changes shape
 SITE_FILE, PAGES_FOLDER, RENDERED_FILE = "site.pickle", "pages", "rendered.pickle"
+COURSE_PAGES = ("index.html", "404.html")  # the rendered pages that are not a unit's (render._course_page)
 SHARDS = 32  # files the parsed pages are spread over: an edit rewrites one of them, not all (65 MB at 2,000 lessons)
 # Libraries whose version can change a page's bytes.
 SHAPING = ("markdown-it-py", "mdit-py-plugins", "Jinja2", "MarkupSafe", "Pygments", "latex2mathml", "selectolax")
@@ -209,11 +210,22 @@ def previous_site(kept: KeptSite) -> list[str]:
     return [path for path in kept.written if path != MARKER]
 
 
-def remember_site(root: Path, now: Inputs, warnings: list[str], summary: str, session: Session | None = None) -> None:
-    """Record a successful build's inputs and what it wrote (call right after writing); `session`, the
-    build's, names the Pyodide folder it read (a level-one rebuild passes None and keeps the last record's)."""
+def written_stamps(now: Inputs) -> dict[str, tuple] | None:
+    """Return site_stamps of the output folder just written (None when it cannot be listed)."""
     try:
-        kept = KeptSite(now, site_stamps(Path(now.out)), tuple(warnings), summary)
+        return site_stamps(Path(now.out))
+    except OSError:
+        return None
+
+
+def remember_site(
+    root: Path, now: Inputs, warnings: list[str], summary: str, session: Session | None = None, written=None
+) -> None:
+    """Record a successful build's inputs and what it wrote (call right after writing; `written`, its
+    written_stamps, when already taken); `session`, the build's, names the Pyodide folder it read (a
+    level-one rebuild passes None and keeps the last record's)."""
+    try:
+        kept = KeptSite(now, written if written is not None else site_stamps(Path(now.out)), tuple(warnings), summary)
         if session is not None:
             kept = dataclasses.replace(kept, pyodide=_pyodide(root, session, now))
         else:
@@ -290,33 +302,30 @@ def save_pages(root: Path, session: Session, now: Inputs) -> None:
     session.pages_on_disk = frozenset(pages)
 
 
-def save_rendered(root: Path, session: Session, now: Inputs) -> None:
-    """Keep where each unit page the session rendered, or carried over unread, lies in the site just
-    written, with its render key, for the next command (call right after writing); skipped when the
-    last build rendered nothing again."""
+def save_rendered(root: Path, session: Session, now: Inputs, written: dict[str, tuple] | None) -> None:
+    """Keep where each page the session rendered, or carried over unread, lies in the site just written
+    (`written`: its written_stamps), with its render key, for the next command; skipped when the last
+    build rendered nothing again."""
     record = session.records.render
     file = root / CACHE_FOLDER / RENDERED_FILE
-    if record is None or record.course is None or (not record.rerendered and file.is_file()):
+    if record is None or record.course is None or written is None or (not record.rerendered and file.is_file()):
         return
     site = Path(now.out)
-    try:
-        written = site_stamps(site)
-    except OSError:
-        return
     rendered, filled, carried = (session.memo.table(kind) for kind in ("rendered", "filled", "written"))
     kept = {}
-    for unit in record.course.written:
-        assert unit.url is not None  # a written unit has its page
-        page, fill = rendered.get(unit.slug), filled.get(unit.slug)
+    names = {unit.slug: unit.url for unit in record.course.written} | {page: page for page in COURSE_PAGES}
+    for name, site_path in names.items():
+        assert site_path is not None  # a written unit has its page
+        page, fill = rendered.get(name), filled.get(name)
         if page is not None and page.key is not None and fill is not None and fill.parts is page.parts:
             lengths = tuple(len(part) for part in page.parts[0::2])
-            entry = WrittenPage(site / unit.url, unit.url, page.key, tuple(page.parts[1::2]), lengths, fill.urls)
-        elif page is None and unit.slug in carried:  # linked into this site unread: as it was
-            entry = carried[unit.slug]
+            entry = WrittenPage(site / site_path, site_path, page.key, tuple(page.parts[1::2]), lengths, fill.urls)
+        elif page is None and name in carried:  # linked into this site unread: as it was
+            entry = carried[name]
         else:
             continue  # kept whole (render.Unmarked): rendered every time
-        if unit.url in written:
-            kept[unit.slug] = (written[unit.url], entry)
+        if site_path in written:
+            kept[name] = (written[site_path], entry)
     config = session.config
     package = config.python.package if config is not None else "kernels"
     _save(file, now.identity, (now.out, package, course_code(root, now, package), kept))

@@ -486,8 +486,8 @@ class FilledPage:
 
 @dataclass(frozen=True)
 class WrittenPage:
-    """A unit page the last command rendered and wrote, known by its file in the output folder and not
-    read unless needed (the memo's "written" table, by slug: disk_cache.load_rendered). Its file holds
+    """A page the last command rendered and wrote, known by its file in the output folder and not read
+    unless needed (the memo's "written" table, by slug or file name: disk_cache.load_rendered). Its file holds
     the page's text parts, of these lengths, with each asset name's URL between two of them."""
 
     file: Path  # in the output folder, as that build wrote it (its stamp was checked on loading)

@@ -26,7 +26,7 @@ SIZES = {
     "page": PER_PAGE,  # source path → incremental.ParsedPage
     "rendered": PER_PAGE,  # slug or file name → incremental.RenderedPage
     "filled": PER_PAGE,  # slug → incremental.FilledPage
-    "written": PER_PAGE,  # slug → incremental.WrittenPage: the last command's pages (disk_cache.load_rendered)
+    "written": PER_PAGE,  # slug or file name → incremental.WrittenPage (disk_cache.load_rendered)
     "mathml": 4096,
     "math problem": 4096,
     "lexer": 256,

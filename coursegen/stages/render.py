@@ -340,14 +340,20 @@ def _asset_urls(asset, names) -> dict:
 
 def _course_page(
     env: jinja2.Environment, name: str, canonical_path, common: dict, memo: Memo, plan: RenderPlan, rerendered: list
-) -> bytes:
+) -> bytes | UnchangedFile:
     """Return the index or 404 page, made from the course outline, configuration and templates alone:
     rendered again (and its name added to `rerendered`) only when what every page shares changed."""
     key = ("course page", plan.shared)
+    written = memo.peek("written", name) if memo.peek("rendered", name) is None else None
+    if written is not None:
+        _read_if_refilled(written, name, common["asset"], memo)
+    if written is not None and written.key == key and memo.peek("written", name) is not None:
+        return UnchangedFile(written.site_path)
     kept = memo.peek("rendered", name)
     if kept is None or kept.key != key:
         split = split_marked(lambda context: _page(env, [name], context, canonical_path=canonical_path), common)
         memo.put("rendered", name, RenderedPage(_kept(key, split), split))
+        memo.pop("written", name)
         rerendered.append(name)
     return filled_page(name, common["asset"], memo)
 
