@@ -497,9 +497,10 @@ class WrittenPage:
     lengths: tuple[int, ...]  # the length of each text part around them
     urls: tuple[str, ...]  # the URL each name was filled with
 
-    def parts(self) -> list[bytes] | None:
-        """Return the page read back and cut into its rendered parts (text, asset name, …, text), or
-        None when the file no longer has the shape recorded."""
+    def parts(self, written: Callable[[str, str], bytes | None]) -> list[bytes] | None:
+        """Return the page read back and cut into its rendered parts (text, marker name, …, text), or
+        None when the file no longer has the shape recorded. `written(name, url)` gives the bytes the
+        file holds for a marker name filled with `url` (render.Filling.written; None: unknown)."""
         try:
             data = self.file.read_bytes()
         except OSError:
@@ -511,8 +512,8 @@ class WrittenPage:
             parts.append(data[at : at + length])
             at += length
             if index < len(self.names):
-                url = self.urls[index].encode()
-                if data[at : at + len(url)] != url:
+                url = written(self.names[index].decode(), self.urls[index])
+                if url is None or data[at : at + len(url)] != url:
                     return None
                 parts.append(self.names[index])
                 at += len(url)

@@ -27,6 +27,7 @@ SIZES = {
     "rendered": PER_PAGE,  # slug or file name → incremental.RenderedPage
     "filled": PER_PAGE,  # slug → incremental.FilledPage
     "written": PER_PAGE,  # slug or file name → incremental.WrittenPage (disk_cache.load_rendered)
+    "unit list": 2,  # by what every page shares: stages/course_units.py
     "mathml": 4096,
     "math problem": 4096,
     "lexer": 256,

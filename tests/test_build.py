@@ -9,6 +9,7 @@ import sys
 import urllib.request
 from html.parser import HTMLParser
 
+import pytest
 from helpers import REPO, run_cli, serving
 
 from coursegen.pipeline import build_site
@@ -193,16 +194,23 @@ def test_a_lesson_saved_with_a_byte_order_mark_builds_like_one_without(mini_cour
     assert build_site(mini_course).outputs == plain
 
 
-def test_private_use_characters_in_the_text_are_published_as_written(mini_course):
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here.",  # reads as markers: the page is kept whole
+        "Icons \ue001 and \ue001\ue001 here.",  # closing ones alone: the page splits as any other
+    ],
+)
+def test_private_use_characters_in_the_text_are_published_as_written(mini_course, text):
     """U+E000 and U+E001 are the render cache's own markers; text holding them must still come out intact."""
     lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here."))
+    lesson.write_text(lesson.read_text().replace("Text.", text))
     from coursegen.session import Session
 
     cache = Session()
     for _ in range(2):  # the second build answers from the cache
         page = build_site(mini_course, session=cache).outputs["second.html"].decode()
-        assert "Icons \ue000b\ue001 and \ue001\ue000 and \ue000 here." in page
+        assert text in page
         assert re.search(r'href="assets/style\.[0-9a-f]{10}\.css"', page)
 
 

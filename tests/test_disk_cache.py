@@ -178,9 +178,10 @@ def test_a_written_page_whose_asset_urls_changed_is_read_back_and_filled_anew(mi
     page, identity = mini_course / "site" / "first.html", disk_cache.coursegen_identity()
     out, package, code, kept = disk_cache._load(mini_course / CACHE_FOLDER / RENDERED, identity)
     _, entry = kept["first"]
-    parts = entry.parts()
-    urls = ("assets/gone.0123456789.css", *entry.urls[1:])  # as an older build's: another first URL
-    page.write_bytes(b"".join(part if i % 2 == 0 else urls[i // 2].encode() for i, part in enumerate(parts)))
+    style = next(url for url in entry.urls if url.startswith("assets/style."))  # as an older build's style.css
+    assert page.read_bytes().count(style.encode()) == entry.urls.count(style)  # only where the markers were
+    page.write_bytes(page.read_bytes().replace(style.encode(), b"assets/style.0123456789.css"))
+    urls = tuple("assets/style.0123456789.css" if url == style else url for url in entry.urls)
     found = page.stat()
     kept["first"] = ((found.st_size, found.st_mtime_ns, found.st_ino), replace(entry, urls=urls))
     disk_cache._save(mini_course / CACHE_FOLDER / RENDERED, identity, (out, package, code, kept))

@@ -4,21 +4,31 @@ Every unit page lists every unit, so rendering that list in each page costs a bu
 with the square of its length: at 2,000 lessons, four million list items, the larger part of a full
 build. The theme's own partial differs from page to page in one attribute only, `aria-current` on the
 page's own item, so it is rendered once without a current unit and that one attribute is put in per
-page. A course's own version of the partial (any text other than the theme's) is rendered in each page
+page. While pages are rendered for the render cache, the list is not even put into the page's text:
+the page holds a marker there (render.UNITS and the unit's slug, as it holds one per asset URL), and
+the list goes in when the page is filled (`filled`), as bytes. At 2,000 lessons the list is 93% of
+a page's 325 KB: carried through Jinja, encoding, splitting and the pool's pipe, it cost a full
+build some 2 s. A course's own version of the partial (any text other than the theme's) is rendered in each page
 as before, since it may read anything of the page. tests/stages/test_course_units.py compares
 the two ways byte for byte.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
 
+from coursegen.memo import Memo
 from coursegen.theme import files as theme
 
 PARTIAL = "partials/course_units.html"
+UNITS = "\x00units "  # marker names of the list, by slug: no asset is named so (see render.Filling)
+ITEM = re.compile(rb'data-unit="[^"]*"><a href="[^"]*"')  # a unit's item up to where aria-current goes
+CURRENT = b' aria-current="page"'
 PER_PAGE = ("unit", "page", "body", "toc", "prev", "next", "canonical")  # what _page adds for one unit
 
 
@@ -29,6 +39,21 @@ class CourseUnits:
         self.env = env
         self.once = _theme_partial(root)  # else the course's own partial: rendered per page
         self.unmarked: str | None = None
+        self._bytes: tuple[bytes, dict[bytes, list[int]], str] | None = None  # see _list_bytes
+
+    def prepare(self, common: dict, memo: Memo, shared: str) -> None:
+        """Render the list once for this build, before any page (kept in `memo` while `shared`, the digest
+        of what every page shares, stays: serve renders it again only when the outline or templates
+        change), so that pages kept from earlier builds can be filled with it too."""
+        if not self.once:
+            return
+
+        def render() -> tuple:
+            template = self.env.get_template(PARTIAL)
+            self.unmarked, self._bytes = template.render({k: v for k, v in common.items() if k not in PER_PAGE}), None
+            return (self.unmarked, self._list_bytes())
+
+        self.unmarked, self._bytes = memo.get("unit list", shared, render)
 
     def __repr__(self) -> str:  # part of every page's render key (render.plan_render): the same every build
         return "<course units>"
@@ -41,8 +66,41 @@ class CourseUnits:
             return Markup(template.render(values))
         if self.unmarked is None:
             self.unmarked = template.render({k: v for k, v in values.items() if k not in PER_PAGE})
+        mark = getattr(values.get("asset"), "mark", None)  # render._Marking: a page rendered for filling
+        if mark is not None and self._place(unit) is not None:
+            return Markup(mark(UNITS + unit.slug))
         marked = _marked(self.unmarked, unit)
         return Markup(template.render(values) if marked is None else marked)
+
+    def _list_bytes(self) -> tuple[bytes, dict[bytes, list[int]], str]:
+        """Return the unmarked list as bytes, where each unit's `aria-current` would go (by its item's
+        opening markup, every place it occurs) and a digest of the list (what the page's fill depends on)."""
+        if self._bytes is None:
+            assert self.unmarked is not None  # a page asked for it first
+            data = self.unmarked.encode()
+            places: dict[bytes, list[int]] = {}
+            for found in ITEM.finditer(data):
+                places.setdefault(found.group(0), []).append(found.end())
+            self._bytes = (data, places, hashlib.sha256(data).hexdigest()[:16])
+        return self._bytes
+
+    def _place(self, unit) -> int | None:
+        """Return where in the list's bytes `unit`'s aria-current goes, or None unless exactly one place."""
+        item = f'data-unit="{Markup.escape(unit.slug)}"><a href="{Markup.escape(unit.url)}"'.encode()
+        places = self._list_bytes()[1].get(item, [])
+        return places[0] if len(places) == 1 else None
+
+    def token(self) -> str:
+        """Return what the filled list depends on besides the page's own slug: the list's digest."""
+        return "units " + self._list_bytes()[2]
+
+    def filled(self, slug: str, url: str) -> list:
+        """Return the list with the unit `slug` (at `url`) marked as the current page, as pieces to join."""
+        data = self._list_bytes()[0]
+        item = f'data-unit="{Markup.escape(slug)}"><a href="{Markup.escape(url)}"'.encode()
+        at = self._list_bytes()[1][item][0]
+        view = memoryview(data)
+        return [view[:at], CURRENT, view[at:]]
 
 
 def _theme_partial(root: Path) -> bool:
