@@ -149,6 +149,7 @@ def render_site(
         assets.urls.update(extra_assets.urls)
         assets.files.update(extra_assets.files)
     modules = import_map(scripts, assets.url)
+    course_units = CourseUnits(env, root, memo)  # the list of every unit, rendered once (stages/course_units.py)
     common = {
         "course": course,
         "config": course.config,
@@ -158,11 +159,12 @@ def render_site(
         "messages": messages.catalogue(root, course.config, memo),
         "import_map": Markup(modules),
         "csp": csp.policy(course.config, root, csp_sources, (modules,)),
-        "course_units": CourseUnits(env, root),  # the list of every unit, rendered once (stages/course_units.py)
+        "course_units": course_units,
         **(page_context or {}),
     }
     out: dict[str, bytes] = dict(assets.files)
     plan, record = plan_render(course, root, common, kept)
+    course_units.keep(plan.shared)
     rerendered: list[str] = []
     out["index.html"] = _course_page(env, "index.html", "", common, memo, plan, rerendered)
     units = course.written
