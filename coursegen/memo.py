@@ -47,7 +47,9 @@ SIZES = {
     "search index": 2,
     "precached files": 4,
     "precache json": 4,
-    "offline digests": 1,  # the last service worker's written units and their page digests
+    "offline digests": 1,  # the last service worker's written units and their page digests (model.per_unit)
+    "search pages": 1,  # the last search index's written units and their indexed pages (model.per_unit)
+    "search keys": 1,  # the same units and their parts of the index key
 }
 
 

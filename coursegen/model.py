@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the config module imports this one
+    from collections.abc import Callable
+
+    from coursegen.memo import Memo
     from coursegen.stages.config import CourseConfig
 
 
@@ -154,3 +157,23 @@ def replaced_units(before: tuple, after: tuple) -> list[int] | None:
     if len(before) != len(after):
         return None
     return [i for i, (old, new) in enumerate(zip(before, after)) if old is not new]
+
+
+NONE_KEPT: tuple = ((), None, ())  # per_unit's entry before its first call: no units, nothing given, no values
+
+
+def per_unit(memo: Memo | None, kind: str, written: tuple, make: Callable, given=None) -> list:
+    """Return `[make(unit) for unit in written]`, kept in `memo` under `kind` with `given` (what `make`
+    reads beside the unit, compared by equality): a rebuild that kept most units calls `make` again
+    only for the units replaced since the last call (replaced_units)."""
+    last_written, last_given, last_values = memo.peek(kind, None, NONE_KEPT) if memo is not None else NONE_KEPT
+    changed = replaced_units(last_written, written) if last_given == given else None
+    if changed is None:
+        values = [make(unit) for unit in written]
+    else:
+        values = list(last_values)
+        for position in changed:
+            values[position] = make(written[position])
+    if memo is not None:
+        memo.put(kind, None, (written, given, tuple(values)))
+    return values

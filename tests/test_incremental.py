@@ -387,3 +387,48 @@ def test_the_records_of_a_build_are_plain_data_that_pickle(sample_course):
     assert back.link.linkers == records.link.linkers and back.config.text == records.config.text
     for kind in ("page", "rendered", "filled"):
         assert pickle.loads(pickle.dumps(cache.memo.table(kind))).keys() == cache.memo.table(kind).keys()
+
+
+def test_per_unit_work_is_done_again_for_replaced_units_alone_and_for_all_when_its_input_changes():
+    from dataclasses import dataclass
+
+    from coursegen.memo import Memo
+    from coursegen.model import per_unit
+
+    @dataclass(frozen=True)
+    class Unit:
+        slug: str
+
+    made: list[str] = []
+
+    def make(unit):
+        made.append(unit.slug)
+        return unit.slug.upper()
+
+    memo, units = Memo(), (Unit("a"), Unit("b"), Unit("c"))
+    assert per_unit(memo, "search pages", units, make, "en") == ["A", "B", "C"]
+    edited = (units[0], Unit("x"), units[2])  # the link stage kept a and c, made the edited unit again
+    made.clear()
+    assert per_unit(memo, "search pages", edited, make, "en") == ["A", "X", "C"] and made == ["x"]
+    made.clear()
+    assert per_unit(memo, "search pages", edited, make, "fr") == ["A", "X", "C"] and made == ["a", "x", "c"]
+    made.clear()
+    assert per_unit(memo, "search pages", edited[:2], make, "fr") == ["A", "X"] and made == ["a", "x"]
+
+
+def test_a_watched_retitle_or_edit_gives_the_search_index_and_service_worker_of_a_full_build(mini_course):
+    """The index, its key and the service worker's page digests are kept per unit (model.per_unit)."""
+    cache = Session()
+    build_site(mini_course, session=cache)
+    cache.trust_watcher()
+    build_site(mini_course, session=cache)
+    lesson = mini_course / "lessons" / "02-second.md"
+    for old, new in (("\n## ", "\nA searchable zebra.\n\n## "), ("title: ", "title: Renamed ")):
+        replace(lesson, old, new)
+        cache.note_changes(mini_course, ["lessons/02-second.md"])
+        warm, cold = build_site(mini_course, session=cache).outputs, build_site(mini_course).outputs
+        kept = {path: data for path, data in warm.items() if path.startswith("search/") or path == "sw.js"}
+        assert kept == {path: data for path, data in cold.items() if path.startswith("search/") or path == "sw.js"}
+        assert warm == cold
+    index = b"".join(data for path, data in warm.items() if path.startswith("search/"))
+    assert b"zebra" in index and b"Renamed" in index

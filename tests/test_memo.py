@@ -45,7 +45,9 @@ def test_every_kind_has_a_declared_size_and_an_undeclared_one_fails_at_once():
 def test_every_kind_the_engine_names_is_declared():
     """Each kind named in a memo call in coursegen's source is in SIZES (a misspelt one would fail only
     on the path that uses it)."""
-    call = re.compile(r'(?:remembered\(\s*[\w.]+,|memo\.(?:get|put|peek|pop|table|clear|keep_only)\()\s*"([^"]+)"')
+    call = re.compile(
+        r'(?:(?:remembered|per_unit)\(\s*[\w.]+,|memo\.(?:get|put|peek|pop|table|clear|keep_only)\()\s*"([^"]+)"'
+    )
     named = {kind for file in ENGINE.rglob("*.py") for kind in call.findall(file.read_text())}
     assert {"page", "rendered", "theme assets", "offline digests"} <= named  # the pattern finds them
     assert sorted(named - set(SIZES)) == []

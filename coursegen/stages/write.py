@@ -263,8 +263,8 @@ def unchanged_files(outputs: dict[str, bytes], site: Path) -> list[str]:
 
 def update_site(outputs: dict[str, bytes], previous: dict[str, bytes], site: Path) -> list[str]:
     """Write only the files that changed since `previous` and delete vanished ones; return changed paths."""
-    check_site_paths(outputs)
     changed = [rel for rel, data in outputs.items() if previous.get(rel) != data]
+    check_site_paths({rel: outputs[rel] for rel in changed})  # the others were checked when first written
     for rel in changed:
         target = site / rel
         for up in reversed(PurePosixPath(rel).parents):

@@ -44,3 +44,22 @@ def test_a_course_partial_that_reads_the_page_is_rendered_with_it(mini_course):
     outputs = build_site(mini_course).outputs
     assert "<nav>First lesson of 4</nav>" in outputs["first.html"].decode()
     assert "<nav>Second lesson of 4</nav>" in outputs["second.html"].decode()
+
+
+def test_a_watched_rebuild_keeps_the_list_until_a_unit_it_shows_changes(mini_course, renders):
+    """serve: an edit of a lesson's text reuses the last build's list; a new title renders it again."""
+    from coursegen.session import Session
+
+    session = Session()
+    build_site(mini_course, session=session)
+    session.trust_watcher()
+    build_site(mini_course, session=session)
+    lesson = mini_course / "lessons" / "02-second.md"
+    for old, new, lists in (("\n## ", "\nOne more sentence.\n\n## ", 0), ("title: ", "title: Renamed ", 1)):
+        lesson.write_text(lesson.read_text().replace(old, new, 1))
+        session.note_changes(mini_course, ["lessons/02-second.md"])
+        renders.clear()
+        warm = build_site(mini_course, session=session).outputs
+        assert renders.count(PARTIAL) == lists
+        assert warm == build_site(mini_course).outputs
+    assert "Renamed" in warm["first.html"].decode().split('class="course-units"')[1]

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from coursegen.memo import Memo, remembered
-from coursegen.model import replaced_units
+from coursegen.model import per_unit
 from coursegen.stages.assets import course_theme_assets
 from coursegen.stages.parse import page_digest
 from coursegen.theme import files as theme
@@ -82,14 +82,7 @@ def build_version(course, root: Path, precache: list[str], memo: Memo | None = N
 def page_digests(written: tuple, memo: Memo | None = None) -> str:
     """Return the page digests of `written`, joined; in `serve` only those of replaced units are looked up
     (`memo` keeps the last build's written units and their digests)."""
-    last = memo.peek("offline digests", None, ((), ())) if memo is not None else ((), ())
-    changed = replaced_units(last[0], written)
-    digests = [page_digest(unit.page) for unit in written] if changed is None else list(last[1])
-    for position in changed or ():
-        digests[position] = page_digest(written[position].page)
-    if memo is not None:
-        memo.put("offline digests", None, (written, tuple(digests)))
-    return "".join(digests)
+    return "".join(per_unit(memo, "offline digests", written, lambda unit: page_digest(unit.page)))
 
 
 def service_worker(course, root: Path, site_files: dict[str, bytes], memo: Memo | None = None) -> bytes:

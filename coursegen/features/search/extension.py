@@ -22,6 +22,7 @@ from pathlib import Path
 from coursegen.features.search.index import ENTRY, FOLDER, search_files
 from coursegen.features.search.sections import page_text
 from coursegen.memo import Memo, remembered
+from coursegen.model import per_unit
 from coursegen.stages.parse import page_digest
 from coursegen.theme import messages
 from coursegen.theme.messages import unit_label
@@ -42,22 +43,30 @@ def text_of(page):
     return found if found is not None else page_text(page.html)
 
 
-def indexed_pages(course, texts: dict[str, str]) -> list[tuple]:
+def indexed_pages(course, texts: dict[str, str], memo: Memo | None = None) -> list[tuple]:
     """Return what the index is made of: (url, title, label, PageText) for each published unit, its
-    label in the course's language (`texts`: the message catalogue)."""
-    return [(unit.url, unit.title, unit_label(texts, unit), text_of(unit.page)) for unit in course.written]
+    label in the course's language (`texts`: the message catalogue); in `serve` only the units an edit
+    replaced are looked at again (model.per_unit)."""
+
+    def indexed(unit) -> tuple:
+        return (unit.url, unit.title, unit_label(texts, unit), text_of(unit.page))
+
+    return per_unit(memo, "search pages", course.written, indexed, texts)
 
 
-def index_key(course, texts: dict[str, str]) -> str:
+def index_key(course, texts: dict[str, str], memo: Memo | None = None) -> str:
     """Return a digest of everything the index depends on: each unit's URL, title, label and body."""
-    parts = (f"{u.url}\0{u.title}\0{unit_label(texts, u)}\0{page_digest(u.page)}" for u in course.written)
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def part(unit) -> str:
+        return f"{unit.url}\0{unit.title}\0{unit_label(texts, unit)}\0{page_digest(unit.page)}"
+
+    return hashlib.sha256("\n".join(per_unit(memo, "search keys", course.written, part, texts)).encode()).hexdigest()
 
 
 def index_files(course, texts: dict[str, str], memo: Memo | None = None) -> dict[str, bytes]:
     """Return the index files for `course`, kept in `memo` by index_key."""
     return remembered(
-        memo, "search index", index_key(course, texts), lambda: search_files(indexed_pages(course, texts))
+        memo, "search index", index_key(course, texts, memo), lambda: search_files(indexed_pages(course, texts, memo))
     )
 
 
@@ -177,17 +186,17 @@ class BackgroundIndex:
         self.process = IndexProcess()
         self.closed = False  # serve stopped: the thread ends at its next turn
 
-    def files(self, course, texts: dict[str, str]) -> dict[str, bytes]:
-        key = index_key(course, texts)
+    def files(self, course, texts: dict[str, str], memo: Memo | None = None) -> dict[str, bytes]:
+        key = index_key(course, texts, memo)
         with self.lock:
             if self.made is not None:
                 if self.made[0] != key:
-                    self.wanted = (key, indexed_pages(course, texts))
+                    self.wanted = (key, indexed_pages(course, texts, memo))
                     if self.worker is None or not self.worker.is_alive():
                         self.worker = threading.Thread(target=self._work, daemon=True)
                         self.worker.start()
                 return self.made[1]
-        pages = indexed_pages(course, texts)
+        pages = indexed_pages(course, texts, memo)
         files = search_files(pages)
         with self.lock:
             self.made = (key, files)
@@ -258,6 +267,6 @@ def add_files(course, root, assets, problems, session) -> None:
     assets.urls[ENTRY] = ENTRY
     texts = messages.catalogue(root, course.config, session.memo)  # the units' labels, in the course's language
     if session.background:
-        assets.files.update(session.background.files(course, texts))
+        assets.files.update(session.background.files(course, texts, session.memo))
     else:
         assets.meanwhile(lambda: index_files(course, texts, session.memo))
