@@ -354,10 +354,9 @@ def _course_page(
     """Return the index or 404 page, made from the course outline, configuration and templates alone:
     rendered again (and its name added to `rerendered`) only when what every page shares changed."""
     key = ("course page", plan.shared)
-    written = memo.peek("written", name) if memo.peek("rendered", name) is None else None
-    if written is not None:
-        _read_if_refilled(written, name, fill, memo)
-    if written is not None and written.key == key and memo.peek("written", name) is not None:
+    if (written := memo.peek("written", name)) is not None and memo.peek("rendered", name) is None:
+        _read_if_refilled(written, name, fill, memo)  # may move it to "rendered", or forget it
+    if (written := memo.peek("written", name)) is not None and written.key == key:
         return UnchangedFile(written.site_path)
     kept = memo.peek("rendered", name)
     if kept is None or kept.key != key:
@@ -376,11 +375,7 @@ def filled_page(slug: str, fill: Filling, memo: Memo) -> bytes:
     if filled is None or filled.parts is not parts or filled.urls != urls:  # same page, same URLs: same bytes
         pieces: list = []
         for index, part in enumerate(parts):
-            value = part if index % 2 == 0 else fill.value(part.decode(), urls[index // 2])
-            if isinstance(value, list):
-                pieces += value
-            else:
-                pieces.append(value)
+            pieces += [part] if index % 2 == 0 else fill.value(part.decode(), urls[index // 2])
         filled = FilledPage(parts, urls, b"".join(pieces))
         memo.put("filled", slug, filled)
     return filled.page
@@ -437,22 +432,19 @@ class Filling:
     def __call__(self, name: str) -> str:
         return self.units.token() if name.startswith(UNITS) else self.asset(name)
 
-    def value(self, name: str, filled: str) -> bytes | list:
-        """Return the bytes for marker `name`, whose fill(name) is `filled` (a list of pieces to join)."""
+    def value(self, name: str, filled: str) -> list:
+        """Return the bytes for marker `name`, whose fill(name) is `filled`, as pieces to join."""
         if name.startswith(UNITS):
             slug = name[len(UNITS) :]
             return self.units.filled(slug, self.urls[slug])
-        return filled.encode()
+        return [filled.encode()]
 
     def written(self, name: str, filled: str) -> bytes | None:
         """Return the bytes a page filled with `filled` for marker `name` holds there, as far as this
         build can tell (None: a unit list other than this build's)."""
-        if not name.startswith(UNITS):
-            return filled.encode()
-        if self(name) != filled:
+        if name.startswith(UNITS) and self(name) != filled:
             return None
-        value = self.value(name, filled)
-        return b"".join(value) if isinstance(value, list) else value
+        return b"".join(self.value(name, filled))
 
 
 def missing_templates(course: Course, root: Path, problems) -> None:
