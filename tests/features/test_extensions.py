@@ -297,6 +297,36 @@ def test_source_matching(url, sources, allowed):
     assert allowed_by(url, sources) is allowed
 
 
+@pytest.mark.parametrize(
+    "html, may_load",
+    [
+        ('<p>Plain text with <a href="https://a.example">a link</a> and src = here.</p>', False),
+        ('<img src="img/a.png" data-x="https://a.example/x.png">', False),  # its own file; a data-* attribute
+        ('<img data-src="https://a.example/x.png">', True),  # a name that ends in -src: maybe (the parser decides)
+        ('<p class="data">datasrc=https://a.example</p>', False),  # not a whole attribute name
+        ('<img SRC = "HTTPS://a.example/x.png">', True),
+        ("<img src=//a.example/x.png>", True),
+        ('<video poster="data:image/png;base64,AAAA">', True),
+        ("<OBJECT>", True),  # refused wherever it points
+        ('<img srcset="a.png 1x">', True),
+        ('<LINK rel="icon" href="x.png">', True),
+        ('<embed type="x">', True),
+        ('<img src="&#104;ttps://a.example/x.png">', True),  # an entity hides the scheme
+        ('<img\tsrc=\n"https://a.example/x.png">', True),
+    ],
+)
+def test_only_pages_that_may_load_a_blocked_resource_go_through_the_html_parser(html, may_load):
+    from coursegen.stages.csp import may_load_blocked, resources
+
+    assert may_load_blocked(html) is may_load
+    if not may_load:  # skipping the parser loses nothing: all it finds are the site's own files
+        from coursegen.stages.csp import _Resources, allowed_by
+
+        parser = _Resources()
+        parser.feed(html)
+        assert all(allowed_by(url, ["'self'"]) for url, _ in parser.found) and resources(html) == []
+
+
 def test_a_role_of_an_extension_that_raises_while_a_page_is_parsed_is_a_problem_at_that_page(course, capsys):
     (course / "extensions").mkdir()
     (course / "extensions" / "shout.py").write_text(
