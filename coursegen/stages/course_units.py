@@ -27,7 +27,7 @@ from coursegen.theme import files as theme
 
 PARTIAL = "partials/course_units.html"
 UNITS = "\x00units "  # marker names of the list, by slug: no asset is named so (see render.Filling)
-ITEM = re.compile(rb'data-unit="[^"]*"><a href="[^"]*"')  # a unit's item up to where aria-current goes
+ITEM = re.compile(rb'<li><a href="[^"]*"')  # a unit's item up to where aria-current goes
 CURRENT = b' aria-current="page"'
 PER_PAGE = ("unit", "page", "body", "toc", "prev", "next", "canonical")  # what _page adds for one unit
 
@@ -114,7 +114,7 @@ def _theme_partial(root: Path) -> bool:
 
 def _item(slug: str, url: str) -> str:
     """Return a unit's item in the partial's markup, up to where its aria-current goes."""
-    return f'data-unit="{Markup.escape(slug)}"><a href="{Markup.escape(url)}"'
+    return f'<li><a href="{Markup.escape(url)}"'
 
 
 def _marked(unmarked: str, unit) -> str | None:

@@ -424,12 +424,17 @@ def _mathml(latex: str, display: str, memo: Memo | None) -> str:
 # ---- core rules: links, misspelled or unclosed blocks, math -------------------------------
 
 
+LINKING = ("link_open", "image")
+
+
 def _resolve_links(state) -> None:
     """Rewrite links to other sources (`02-kda.md#fade`) as site URLs and record them."""
     env = state.env
     ctx: ParseContext = env["ctx"]
     base = posixpath.dirname(env["path"])
     for block in state.tokens:
+        if not any(token.type in LINKING for token in block.children or ()):
+            continue  # most paragraphs: no need to count their lines
         for token, line in child_lines(block):
             if token.type == "link_open":
                 token.attrSet("href", _resolve_href(token.attrGet("href") or "", base, line, env, ctx))
@@ -554,7 +559,7 @@ def _check_blocks_and_math(state) -> None:
                 "HTML comment '<!--' is never closed",
                 "end it with '-->'; a browser hides everything after it, the page's end included",
             )
-        if has_math and (token.type.startswith("math_block") or token.type == "inline"):
+        if has_math and (token.type.startswith("math_block") or (token.type == "inline" and "$" in token.content)):
             for item in (token,) if token.type != "inline" else token.children or ():
                 if item.type.startswith("math_") and item.content.strip():
                     _check_math(item.content.strip(), line, env, state.md.memo)
