@@ -8,7 +8,8 @@ page. While pages are rendered for the render cache, the list is not even put in
 the page holds a marker there (render.UNITS and the unit's slug, as it holds one per asset URL), and
 the list goes in when the page is filled (`filled`), as bytes. At 2,000 lessons the list was 93% of
 a page's 325 KB: carried through Jinja, encoding, splitting and the pool's pipe, it cost a full
-build some 2 s. (Its items have since lost their indent and classes: a page is now 162 KB.) A course's own version of the partial (any text other than the theme's) is rendered in each page
+build some 2 s. (Its items have since lost their indent and classes: such a page is now 162 KB.)
+A course's own version of the partial (any text other than the theme's) is rendered in each page
 as before, since it may read anything of the page. tests/stages/test_course_units.py compares
 the two ways byte for byte.
 """
