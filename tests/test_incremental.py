@@ -432,3 +432,19 @@ def test_a_watched_retitle_or_edit_gives_the_search_index_and_service_worker_of_
         assert warm == cold
     index = b"".join(data for path, data in warm.items() if path.startswith("search/"))
     assert b"zebra" in index and b"Renamed" in index
+
+
+def test_a_parse_keys_digest_tells_every_part_apart():
+    from coursegen.incremental import key_digest
+
+    keys = [
+        ("lessons/a.md", "lesson", "a", "text\n"),
+        ("lessons/a.md", "lesson", "a", "text\n", "shared"),
+        ("lessons/a.md", "lesson", "a", "text\n\0"),
+        ("lessons/a.md", "lesson", "atext\n", ""),  # the same characters, cut elsewhere
+        ("1",),
+        (1,),
+    ]
+    digests = [key_digest(key) for key in keys]
+    assert len(set(digests)) == len(keys)
+    assert key_digest(("lessons/a.md", "lesson", "a", "text\n")) == digests[0]  # the same key, the same digest
