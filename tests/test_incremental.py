@@ -432,3 +432,29 @@ def test_a_watched_retitle_or_edit_gives_the_search_index_and_service_worker_of_
         assert warm == cold
     index = b"".join(data for path, data in warm.items() if path.startswith("search/"))
     assert b"zebra" in index and b"Renamed" in index
+
+
+def test_a_watched_media_or_theme_edit_gives_the_service_worker_of_a_full_build(mini_course):
+    """sw.js keeps the units' media files per unit and the theme's files by the theme's signature: an
+    image added to a page, a changed image and a changed theme file each give a cold build's site."""
+    cache = Session()
+    build_site(mini_course, session=cache)
+    cache.trust_watcher()
+    build_site(mini_course, session=cache)
+    lesson, image = mini_course / "lessons" / "02-second.md", mini_course / "media" / "dot.svg"
+    image.parent.mkdir()
+    image.write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n')
+    versions = set()
+    for changed, edit in (
+        (["media/dot.svg", "lessons/02-second.md"], lambda: append(lesson, "\n![A dot](../media/dot.svg)\n")),
+        (["media/dot.svg"], lambda: image.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="2"/>\n')),
+        (["templates/assets/style.css"], lambda: append(mini_course / "templates" / "assets" / "style.css", "\n")),
+        (["templates/lesson.html"], lambda: append(mini_course / "templates" / "lesson.html", "{# edited #}\n")),
+    ):
+        edit()
+        cache.note_changes(mini_course, changed)
+        warm, cold = build_site(mini_course, session=cache).outputs, build_site(mini_course).outputs
+        assert warm["sw.js"] == cold["sw.js"], changed
+        assert warm == cold, changed
+        versions.add(re.search(rb'VERSION = "(\w+)"', warm["sw.js"]).group(1))
+    assert b'"media/media-dot.svg"' in warm["sw.js"] and len(versions) == 4
