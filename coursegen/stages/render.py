@@ -332,16 +332,21 @@ def _page_of(slug: str, fill: Filling, memo: Memo):
     return UnchangedFile(written.site_path) if written is not None else filled_page(slug, fill, memo)
 
 
-def _asset_urls(asset, names) -> dict:
-    """Return the URL of every asset name the kept pages hold (None for one no longer there)."""
+def _asset_urls(fill: Filling, names) -> dict:
+    """Return the URL of every asset name the kept pages hold (None for one no longer there). The
+    markers of the list of every unit (one per page) all fill from the list's digest: it is given
+    once, under UNITS, so a rebuild asks for a few dozen URLs, not one per unit."""
 
     def url(name: str):
         try:
-            return asset(name)
+            return fill(name)
         except jinja2.TemplateError:  # no longer there: a page naming it must be filled (and fail) again
             return None
 
-    return {name: url(name) for name in sorted(names)}
+    urls = {name: url(name) for name in sorted(name for name in names if not name.startswith(UNITS))}
+    if len(urls) < len(names):  # the pages hold unit-list markers
+        urls[UNITS] = url(UNITS)
+    return urls
 
 
 def _course_page(
