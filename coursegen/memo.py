@@ -40,6 +40,7 @@ SIZES = {
     "catalogue check": 4,  # the problems of a course's own catalogue file, by its stamp
     "wheel sha256": 64,
     "package wheel": 4,  # by the package files' stamps
+    "pyodide integrity": 2,  # the npm copy of pyodide.mjs's SRI, by its stamp (widgets/site.cdn_integrity)
     "widget spec": 1024,
     "extension file": 32,
     "setup failure": 64,
