@@ -55,6 +55,10 @@ SIZES = {
     "offline digests": 1,  # the last service worker's written units and their page digests (model.per_unit)
     "search pages": 1,  # the last search index's written units and their indexed pages (model.per_unit)
     "search keys": 1,  # the same units and their parts of the index key
+    "question targets": 1,  # each page's questions that draw on unpublished units (model.per_unit)
+    "widget uses": 1,  # each page's widgets and exercises (widgets.add_files; model.per_unit)
+    "page weight": 1,  # each page's page-weight warning (widgets/page_weight; model.per_unit)
+    "csp warnings": 1,  # each page's CSP warnings, with the policy (csp.check_pages; model.per_unit)
 }
 
 

@@ -126,7 +126,7 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     allowed = extensions.csp(config) if config else {}
     if course:
         missing_templates(course, root, problems)
-        csp.check_pages(course, root, allowed, problems)
+        csp.check_pages(course, root, allowed, problems, memo)
         extensions.check(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()

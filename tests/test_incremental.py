@@ -458,3 +458,34 @@ def test_a_watched_media_or_theme_edit_gives_the_service_worker_of_a_full_build(
         assert warm == cold, changed
         versions.add(re.search(rb'VERSION = "(\w+)"', warm["sw.js"]).group(1))
     assert b'"media/media-dot.svg"' in warm["sw.js"] and len(versions) == 4
+
+
+def test_watched_rebuilds_give_a_full_builds_csp_warnings_and_question_problems(mini_course):
+    """csp.check_pages and the questions' check keep each page's problems (model.per_unit): a page that
+    gains or loses one, a policy that changes and a unit withdrawn that a kept page's question draws on
+    each give a cold build's outcome."""
+    cache = Session()
+    outcome(mini_course, cache)
+    cache.trust_watcher()
+    before = snapshot(mini_course)
+    review, config = mini_course / "reviews" / "03-check.md", mini_course / "course.yaml"
+    steps = [
+        lambda: append(
+            mini_course / "lessons" / "02-second.md", "\n![A far chart](https://charts.example.com/a.png)\n"
+        ),
+        lambda: append(config, "csp:\n  img-src: [https://charts.example.com]\n"),
+        lambda: append(
+            review,
+            "\n:::: recall {lessons: [2]}\nWhat does the second lesson show?\n::: answer\nIts details.\n:::\n::::\n",
+        ),
+        lambda: replace(mini_course / "lessons" / "02-second.md", "---\n", "---\ndraft: true\n"),
+    ]
+    results = []
+    for number, step in enumerate(steps):
+        step()
+        got, before = watched_build(mini_course, cache, before)
+        assert got == outcome(mini_course), f"step {number}"
+        results.append(got)
+    assert any("will block https://charts.example.com/a.png" in w for w in results[0][2])
+    assert results[1][0] == "ok" and not any("will block" in w for w in results[1][2])
+    assert results[3][0] == "error" and any("draws on unit 2 ('second')" in p for p in results[3][1])
