@@ -76,6 +76,12 @@ def under(*folders: str) -> Callable[[str], bool]:
     return lambda path: path.partition("/")[0] in folders
 
 
+def theme_signature(root: Path, changes: Changes) -> str:
+    """Return a hash of the theme's files (the course's templates/ and the packaged theme's) by name,
+    size and modification time: kept while the watcher names nothing under templates/."""
+    return changes.signature("theme", under(theme.COURSE_TEMPLATES), lambda: tree_signature(*theme.folders(root)))
+
+
 # ---- what the watcher said ------------------------------------------------------------------
 
 
@@ -574,9 +580,7 @@ def plan_render(course: Course, root: Path, common: dict, kept: RenderKept) -> t
     the kept pages of units that are gone when every unit is looked at."""
     memo, last = kept.memo, kept.last or RenderRecord()
     extra = sorted((k, repr(v)) for k, v in common.items() if k not in ("course", "config", "asset"))
-    themes = kept.changes.signature(
-        "theme", under(theme.COURSE_TEMPLATES), lambda: tree_signature(*theme.folders(root))
-    )
+    themes = theme_signature(root, kept.changes)
     config_repr = last.config_repr
     if config_repr[0] is not course.config:  # its repr lists every unit: hashed once per configuration
         config_repr = (course.config, digest(repr(course.config)))

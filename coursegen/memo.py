@@ -34,10 +34,13 @@ SIZES = {
     "pygments formatter": 1,
     "pygments css": 1,
     "theme assets": 4,  # by the theme files' stamps
+    "theme listing": 2,  # the theme's asset files and their stamps, by incremental.theme_signature
+    "theme bytes": 2,  # every theme file's bytes, joined, by the same signature (the service worker's version)
     "catalogue": 8,  # a message catalogue file, by its stamp (theme/messages.py)
     "catalogue check": 4,  # the problems of a course's own catalogue file, by its stamp
     "wheel sha256": 64,
     "package wheel": 4,  # by the package files' stamps
+    "pyodide integrity": 2,  # the npm copy of pyodide.mjs's SRI, by its stamp (widgets/site.cdn_integrity)
     "widget spec": 1024,
     "extension file": 32,
     "setup failure": 64,
@@ -47,9 +50,15 @@ SIZES = {
     "search index": 2,
     "precached files": 4,
     "precache json": 4,
+    "offline assets": 1,  # the last service worker's written units and their media files (model.per_unit)
+    "offline media": 2,  # the media files of every unit, sorted, by the units' media
     "offline digests": 1,  # the last service worker's written units and their page digests (model.per_unit)
     "search pages": 1,  # the last search index's written units and their indexed pages (model.per_unit)
     "search keys": 1,  # the same units and their parts of the index key
+    "question targets": 1,  # each page's questions that draw on unpublished units (model.per_unit)
+    "widget uses": 1,  # each page's widgets and exercises (widgets.add_files; model.per_unit)
+    "page weight": 1,  # each page's page-weight warning (widgets/page_weight; model.per_unit)
+    "csp warnings": 1,  # each page's CSP warnings, with the policy (csp.check_pages; model.per_unit)
 }
 
 

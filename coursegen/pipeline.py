@@ -24,6 +24,7 @@ from coursegen.incremental import (
     load_course_sources,
     parse_kept,
     render_kept,
+    theme_signature,
 )
 from coursegen.parallel import default_jobs
 from coursegen.paths import COURSE_INPUTS
@@ -116,7 +117,7 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
         problems,
         parse_kept(records, memo, changes, fresh_parser),
         jobs=options.jobs,
-        meanwhile=lambda: warm_up_rendering(root, memo, session.compiled_templates),
+        meanwhile=lambda: warm_up_rendering(root, memo, session.compiled_templates, theme_signature(root, changes)),
     )
     records.parsed(parse_record)
     course = None
@@ -125,7 +126,7 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     allowed = extensions.csp(config) if config else {}
     if course:
         missing_templates(course, root, problems)
-        csp.check_pages(course, root, allowed, problems)
+        csp.check_pages(course, root, allowed, problems, memo)
         extensions.check(course, root, problems)
     problems.raise_if_errors(options.strict)
     assets = Assets()

@@ -174,12 +174,10 @@ def test_a_render_from_a_warm_memo_equals_one_from_a_fresh_memo(sample_course):
     assets.cancel()  # the index and service worker, made after rendering, are not needed here
 
 
-def test_parsing_in_worker_processes_gives_the_same_site(tmp_path):
-    import sys
-
+def test_parsing_in_worker_processes_gives_the_same_site(tmp_path, monkeypatch):
     from helpers import REPO
 
-    sys.path.insert(0, str(REPO / "benchmarks"))
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))  # for this test only: it has a kernels.py too
     from generated_course import copy_engine_parts, write_course
 
     root = write_course(tmp_path / "gen", count=30)
@@ -448,3 +446,60 @@ def test_a_parse_keys_digest_tells_every_part_apart():
     digests = [key_digest(key) for key in keys]
     assert len(set(digests)) == len(keys)
     assert key_digest(("lessons/a.md", "lesson", "a", "text\n")) == digests[0]  # the same key, the same digest
+
+
+def test_a_watched_media_or_theme_edit_gives_the_service_worker_of_a_full_build(mini_course):
+    """sw.js keeps the units' media files per unit and the theme's files by the theme's signature: an
+    image added to a page, a changed image and a changed theme file each give a cold build's site."""
+    cache = Session()
+    build_site(mini_course, session=cache)
+    cache.trust_watcher()
+    build_site(mini_course, session=cache)
+    lesson, image = mini_course / "lessons" / "02-second.md", mini_course / "media" / "dot.svg"
+    image.parent.mkdir()
+    image.write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n')
+    versions = set()
+    for changed, edit in (
+        (["media/dot.svg", "lessons/02-second.md"], lambda: append(lesson, "\n![A dot](../media/dot.svg)\n")),
+        (["media/dot.svg"], lambda: image.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="2"/>\n')),
+        (["templates/assets/style.css"], lambda: append(mini_course / "templates" / "assets" / "style.css", "\n")),
+        (["templates/lesson.html"], lambda: append(mini_course / "templates" / "lesson.html", "{# edited #}\n")),
+    ):
+        edit()
+        cache.note_changes(mini_course, changed)
+        warm, cold = build_site(mini_course, session=cache).outputs, build_site(mini_course).outputs
+        assert warm["sw.js"] == cold["sw.js"], changed
+        assert warm == cold, changed
+        versions.add(re.search(rb'VERSION = "(\w+)"', warm["sw.js"]).group(1))
+    assert b'"media/media-dot.svg"' in warm["sw.js"] and len(versions) == 4
+
+
+def test_watched_rebuilds_give_a_full_builds_csp_warnings_and_question_problems(mini_course):
+    """csp.check_pages and the questions' check keep each page's problems (model.per_unit): a page that
+    gains or loses one, a policy that changes and a unit withdrawn that a kept page's question draws on
+    each give a cold build's outcome."""
+    cache = Session()
+    outcome(mini_course, cache)
+    cache.trust_watcher()
+    before = snapshot(mini_course)
+    review, config = mini_course / "reviews" / "03-check.md", mini_course / "course.yaml"
+    steps = [
+        lambda: append(
+            mini_course / "lessons" / "02-second.md", "\n![A far chart](https://charts.example.com/a.png)\n"
+        ),
+        lambda: append(config, "csp:\n  img-src: [https://charts.example.com]\n"),
+        lambda: append(
+            review,
+            "\n:::: recall {lessons: [2]}\nWhat does the second lesson show?\n::: answer\nIts details.\n:::\n::::\n",
+        ),
+        lambda: replace(mini_course / "lessons" / "02-second.md", "---\n", "---\ndraft: true\n"),
+    ]
+    results = []
+    for number, step in enumerate(steps):
+        step()
+        got, before = watched_build(mini_course, cache, before)
+        assert got == outcome(mini_course), f"step {number}"
+        results.append(got)
+    assert any("will block https://charts.example.com/a.png" in w for w in results[0][2])
+    assert results[1][0] == "ok" and not any("will block" in w for w in results[1][2])
+    assert results[3][0] == "error" and any("draws on unit 2 ('second')" in p for p in results[3][1])

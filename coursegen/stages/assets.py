@@ -92,11 +92,17 @@ def import_map(names, url) -> str:
     return json.dumps({"imports": imports}, indent=1).replace("<", "\\u003c")
 
 
-def load_theme_assets(root: Path, memo: Memo | None = None) -> Assets:
+def load_theme_assets(root: Path, memo: Memo | None = None, theme_key: str | None = None) -> Assets:
     """Return the stylesheet, scripts and Pygments colours: the theme's assets/, the course's
-    templates/assets/ replacing them file by file (a fresh copy; kept in `memo` by the files' stamps)."""
-    named = theme.asset_files(root)
-    stamps = tuple((name, *stamp) for name, stamp in zip(named, file_stamps(named.values())))
+    templates/assets/ replacing them file by file (a fresh copy; kept in `memo` by the files' stamps).
+    `theme_key` (incremental.theme_signature) keeps the files' listing and stamps too: in `serve` a
+    rebuild then walks no folder of the theme."""
+
+    def listing() -> tuple:
+        named = theme.asset_files(root)
+        return tuple((name, *stamp) for name, stamp in zip(named, file_stamps(named.values())))
+
+    stamps = listing() if theme_key is None else remembered(memo, "theme listing", theme_key, listing)
     loaded = remembered(
         memo, "theme assets", stamps, lambda: _theme_assets(stamps, memo)
     )  # read and hashed again when a file changed
@@ -105,9 +111,10 @@ def load_theme_assets(root: Path, memo: Memo | None = None) -> Assets:
     return copy
 
 
-def course_theme_assets(root: Path, config, memo: Memo | None = None) -> Assets:
-    """Return the theme's assets and the one made from course.yaml: the message catalogue's module."""
-    assets = load_theme_assets(root, memo)
+def course_theme_assets(root: Path, config, memo: Memo | None = None, theme_key: str | None = None) -> Assets:
+    """Return the theme's assets and the one made from course.yaml: the message catalogue's module
+    (`theme_key` as for load_theme_assets)."""
+    assets = load_theme_assets(root, memo, theme_key)
     assets.add(messages.SCRIPT_NAME, messages.script(messages.catalogue(root, config, memo)))
     return assets
 

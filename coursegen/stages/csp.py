@@ -188,23 +188,33 @@ def blocked(found_resources, found: dict[str, list[str]], self_origin: str = "")
     return out
 
 
-def check_pages(course, root: Path, extra: dict, problems) -> None:
-    """Warn about every resource a page references that its Content-Security-Policy would block."""
+def check_pages(course, root: Path, extra: dict, problems, memo=None) -> None:
+    """Warn about every resource a page references that its Content-Security-Policy would block (in
+    `serve` each page's warnings are kept by model.per_unit while the policy stays: only the pages an
+    edit replaced are looked at again)."""
+    from coursegen.errors import Problems
+    from coursegen.model import per_unit
+
     found = directives(course.config, root, extra)
     self_origin = origin(course.config.base_url) if course.config.base_url else ""
-    for unit in course.written:
+
+    def warnings(unit) -> tuple:
         found_resources = unit.page.derived.get("resources")
         if found_resources is None:  # a page made without the parser
             found_resources = resources(unit.page.html)
         if not found_resources:  # most pages: nothing to look at
-            continue
-        source = unit.page.source
+            return ()
+        source, own = unit.page.source, Problems()
         for url, directive in blocked(found_resources, found, self_origin):
             line = next((n for n, row in enumerate(source.text.splitlines(), 1) if url in row), 1)
-            problems.warning(
+            own.warning(
                 source.path,
                 line,
                 f"the browser will block {url}: the page's {directive} does not allow it",
                 f"allow its origin in course.yaml, e.g. csp: {{{directive}: [{origin(url)}]}}, "
                 "or copy the file into the course",
             )
+        return tuple(own.items)
+
+    for each in per_unit(memo, "csp warnings", course.written, warnings, (found, self_origin)):
+        problems.items.extend(each)

@@ -34,6 +34,7 @@ from coursegen.incremental import (
     WrittenPage,
     plan_render,
     render_key,
+    theme_signature,
 )
 from coursegen.memo import Memo
 from coursegen.model import Course, Unit
@@ -145,7 +146,7 @@ def render_site(
         kept = RenderKept(memo, Changes(memo))
     memo = kept.memo
     env = environment(root, memo, compiled)
-    assets = course_theme_assets(root, course.config, memo)
+    assets = course_theme_assets(root, course.config, memo, theme_signature(root, kept.changes))
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
         assets.urls.update(extra_assets.urls)
@@ -192,7 +193,9 @@ def environment(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = 
     return memo.get("jinja", (folders, compiled), lambda: make_environment(folders, compiled))
 
 
-def warm_up_rendering(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None) -> None:
+def warm_up_rendering(
+    root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None, theme_key: str | None = None
+) -> None:
     """Compile every template and load the theme assets ahead of the render stage.
 
     Run while pages are parsed (parse_pages' `meanwhile`): this work would otherwise wait
@@ -205,7 +208,7 @@ def warm_up_rendering(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | N
             env.get_template(name)
         except jinja2.TemplateError:
             pass
-    load_theme_assets(root, memo)
+    load_theme_assets(root, memo, theme_key)
 
 
 def _asset_url(assets: Assets):
@@ -329,16 +332,21 @@ def _page_of(slug: str, fill: Filling, memo: Memo):
     return UnchangedFile(written.site_path) if written is not None else filled_page(slug, fill, memo)
 
 
-def _asset_urls(asset, names) -> dict:
-    """Return the URL of every asset name the kept pages hold (None for one no longer there)."""
+def _asset_urls(fill: Filling, names) -> dict:
+    """Return the URL of every asset name the kept pages hold (None for one no longer there). The
+    markers of the list of every unit (one per page) all fill from the list's digest: it is given
+    once, under UNITS, so a rebuild asks for a few dozen URLs, not one per unit."""
 
     def url(name: str):
         try:
-            return asset(name)
+            return fill(name)
         except jinja2.TemplateError:  # no longer there: a page naming it must be filled (and fail) again
             return None
 
-    return {name: url(name) for name in sorted(names)}
+    urls = {name: url(name) for name in sorted(name for name in names if not name.startswith(UNITS))}
+    if len(urls) < len(names):  # the pages hold unit-list markers
+        urls[UNITS] = url(UNITS)
+    return urls
 
 
 def _course_page(

@@ -14,6 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from coursegen.incremental import theme_signature
 from coursegen.memo import Memo, remembered
 from coursegen.model import per_unit
 from coursegen.stages.assets import course_theme_assets
@@ -41,7 +42,7 @@ def configure(config, options):
 def precache_list(course, site_files: dict[str, bytes], memo: Memo | None = None) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
     pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
-    media = sorted({site for unit in course.written for site, _ in unit.page.assets})
+    media = sorted({site for site, _ in media_files(course.written, memo)})
     key = (tuple(site_files), tuple(map(len, site_files.values())))
     # serve: the same files (a search index of thousands) build after build
     return pages + media + list(remembered(memo, "precached files", key, lambda: _precached_files(*key)))
@@ -63,15 +64,33 @@ def _is_worker_copy(path: str) -> bool:
     return path.startswith("assets/sw.") and path.endswith(".js")
 
 
-def build_version(course, root: Path, precache: list[str], memo: Memo | None = None) -> str:
+def media_files(written: tuple, memo: Memo | None = None) -> tuple[tuple[str, str], ...]:
+    """Return the (site path, source path) of every media file the pages of `written` show, each once,
+    sorted; in `serve` only the units replaced since the last call are looked at (model.per_unit)."""
+    each = tuple(per_unit(memo, "offline assets", written, lambda unit: unit.page.assets))
+    return remembered(memo, "offline media", each, lambda: tuple(sorted({pair for assets in each for pair in assets})))
+
+
+def theme_bytes(root: Path, memo: Memo | None = None, theme_key: str | None = None) -> bytes:
+    """Return the bytes of every theme file a build may read, joined in theme.files_in_use's order (kept
+    in `memo` by `theme_key`, incremental.theme_signature: a rebuild in `serve` reads no theme file)."""
+
+    def read() -> bytes:
+        return b"".join(file.read_bytes() for file in theme.files_in_use(root))
+
+    return read() if theme_key is None else remembered(memo, "theme bytes", theme_key, read)
+
+
+def build_version(
+    course, root: Path, precache: list[str], memo: Memo | None = None, theme_key: str | None = None
+) -> str:
     """Return a short hash of what the pages are made of: sources, media, templates, config, asset names.
 
     Each page body counts by its digest, found while parsing: a rebuild does not hash every page again."""
     digest = hashlib.sha256("\n".join(precache).encode())
     digest.update(page_digests(course.written, memo).encode())
-    for file in theme.files_in_use(root):
-        digest.update(file.read_bytes())
-    for _, source in sorted({pair for unit in course.written for pair in unit.page.assets}):
+    digest.update(theme_bytes(root, memo, theme_key))
+    for _, source in media_files(course.written, memo):
         digest.update((root / source).read_bytes())
     config = root / "course.yaml"
     if config.is_file():
@@ -85,15 +104,18 @@ def page_digests(written: tuple, memo: Memo | None = None) -> str:
     return "".join(per_unit(memo, "offline digests", written, lambda unit: page_digest(unit.page)))
 
 
-def service_worker(course, root: Path, site_files: dict[str, bytes], memo: Memo | None = None) -> bytes:
-    """Return sw.js with its VERSION and PRECACHE filled in (what repeats from build to build kept in `memo`)."""
+def service_worker(
+    course, root: Path, site_files: dict[str, bytes], memo: Memo | None = None, theme_key: str | None = None
+) -> bytes:
+    """Return sw.js with its VERSION and PRECACHE filled in (what repeats from build to build kept in `memo`;
+    `theme_key` as for theme_bytes)."""
     precache = precache_list(course, site_files, memo)
     file = theme.find(root, SW_SOURCE)
     if file is None:  # the packaged theme has it: only a broken install lacks it
         raise FileNotFoundError(f"the theme has no {SW_SOURCE}")
     source = file.read_text(encoding="utf-8")
     return (
-        source.replace("__VERSION__", build_version(course, root, precache, memo))
+        source.replace("__VERSION__", build_version(course, root, precache, memo, theme_key))
         .replace("__PRECACHE__", _json_list(tuple(precache), memo))
         .encode()
     )
@@ -114,8 +136,9 @@ def add_files(course, root, assets, problems, session) -> None:
     It is made after the pages (assets.later), once the files it precaches are all known."""
 
     def worker() -> dict[str, bytes]:
-        site_files = {**course_theme_assets(root, course.config, session.memo).files, **assets.files}
-        return {SW_NAME: service_worker(course, root, site_files, session.memo)}
+        theme_key = theme_signature(root, session.changes)
+        site_files = {**course_theme_assets(root, course.config, session.memo, theme_key).files, **assets.files}
+        return {SW_NAME: service_worker(course, root, site_files, session.memo, theme_key)}
 
     assets.urls[SW_NAME] = SW_NAME
     assets.later(worker)

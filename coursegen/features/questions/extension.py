@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from coursegen.errors import choices_hint
+from coursegen.errors import Problems, choices_hint
 from coursegen.features.questions.blocks import (
     closing,
     render_generated,
@@ -24,13 +24,14 @@ from coursegen.features.questions.exercises import page_data, prepare_exercise
 from coursegen.features.questions.structure import check_structure
 from coursegen.features.widgets.extension import browser_python
 from coursegen.features.widgets.site import said_in
-from coursegen.model import Link
+from coursegen.model import Link, per_unit
 from coursegen.stages.parse import parse_attrs, register_block, split_info
 from coursegen.theme import messages
 
 KINDS = ("recall", "explain", "choice", "excerpt", "exercise")
 PARTS = ("answer", "explanation", "hint")
 GENERATED = ("progress-map", "next-up", "tally")
+SESSION_HOOKS = ("check",)  # these hooks also take the build's session (extensions.ModuleExtension)
 COMMON_ATTRS = {"lessons": list, "topic": str, "revisit": str, "id": str}
 ATTRS: dict[str, dict] = {
     "recall": COMMON_ATTRS,
@@ -84,21 +85,27 @@ def prepare(root, config, problems) -> dict:
     return {"numbers": {u.slug: n for n, u in enumerate(config.units, 1)} if config else {}}
 
 
-def check(course, root, problems) -> None:
-    """Check, once every page is linked, that each question draws on published units."""
-    by_number = {u.number: u for u in course.units}
-    for unit in course.written:
+def check(course, root, problems, session) -> None:
+    """Check, once every page is linked, that each question draws on published units (in `serve` each
+    page's problems are kept by model.per_unit while the same units are unpublished)."""
+    unpublished = {u.number: u.slug for u in course.units if u.page is None}
+
+    def drawing_on_unpublished(unit) -> tuple:
+        own = Problems()
         for question in unit.page.questions:
             for number in question.lessons:
-                target = by_number.get(number)
-                if target is not None and target.page is None:
-                    problems.error(
+                if number in unpublished:
+                    own.error(
                         unit.page.source.path,
                         question.line,
-                        f"question draws on unit {number} ('{target.slug}'), "
+                        f"question draws on unit {number} ('{unpublished[number]}'), "
                         "which is not published (upcoming or draft)",
                         "name only written units in 'lessons'",
                     )
+        return tuple(own.items)
+
+    for each in per_unit(session.memo, "question targets", course.written, drawing_on_unpublished, unpublished):
+        problems.items.extend(each)
 
 
 def collect_questions(state) -> None:

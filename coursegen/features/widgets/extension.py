@@ -23,6 +23,7 @@ from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, co
 from coursegen.features.widgets.page_weight import baked_state_sizes, check_page_weight
 from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site, said_in
 from coursegen.features.widgets.spec import Widget, fmt, load_widgets, parse_value, widget_folders
+from coursegen.model import per_unit
 from coursegen.stages.assets import hashed_name
 from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.stages.parse import highlight_code, register_fence, split_info
@@ -33,7 +34,7 @@ from coursegen.theme import messages
 FENCE = "widget"
 NAME = "widgets"  # this extension's name (coursegen.features.built_in): its own prepare data in ctx.extra
 
-SESSION_HOOKS = ("prepare", "add_files")  # these hooks also take the build's session (extensions.ModuleExtension)
+SESSION_HOOKS = ("prepare", "check", "add_files")  # these hooks also take the build's session (extensions.ModuleExtension)
 
 
 @dataclass
@@ -116,16 +117,17 @@ def pyodide_packages(widgets) -> list[str]:
     return sorted({name for widget in widgets for name in widget.packages})
 
 
-def check(course, root: Path, problems: Problems) -> None:
+def check(course, root: Path, problems: Problems, session) -> None:
     """Warn about pages made large by their baked states (see page_weight)."""
-    check_page_weight(course, problems)
+    check_page_weight(course, problems, session.memo)
 
 
 def add_files(course, root: Path, assets, problems: Problems, session) -> None:
     """Add each used widget's view and stylesheet, the course package's wheel and (self-hosted) Pyodide, which
     exercises use too (with their own packages; the learner's code does not import the course package)."""
-    used = sorted({name for unit in course.written for name in unit.page.widgets}) if course else []
-    exercises = [q for unit in course.written for q in unit.page.questions if q.kind == "exercise"] if course else []
+    uses = per_unit(session.memo, "widget uses", course.written, _uses) if course else []  # serve: replaced units
+    used = sorted({name for widgets, _ in uses for name in widgets})
+    exercises = [question for _, questions in uses for question in questions]
     for name in used:
         for file in ("view.js", "style.css"):
             assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
@@ -146,6 +148,11 @@ def add_files(course, root: Path, assets, problems: Problems, session) -> None:
         return  # prepare reported it
     for site_path, source in site.files.items():
         assets.files[site_path] = source.read_bytes()
+
+
+def _uses(unit) -> tuple[tuple[str, ...], tuple]:
+    """Return the widgets a unit's page shows and its exercises (what add_files looks for)."""
+    return tuple(unit.page.widgets), tuple(q for q in unit.page.questions if q.kind == "exercise")
 
 
 # ---- parse: check fences and bake their results ---------------------------------------------

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 
 from coursegen.errors import Problems
+from coursegen.memo import Memo
+from coursegen.model import per_unit
 
 PAGE_LIMIT = 500_000  # bytes of a page's HTML
 STATES_SHARE = 0.5  # …of which at least this share are baked widget states
@@ -43,26 +45,34 @@ def _fence_line(text: str, name: str) -> int:
     return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
-def check_page_weight(course, problems: Problems) -> None:
-    """Warn about each page over PAGE_LIMIT whose baked widget states make up at least STATES_SHARE of it."""
-    for unit in course.written:
-        sizes = unit.page.derived.get("widgets") or {}  # this extension's `analyse`
-        if not sizes:
-            continue
-        total = len(unit.page.html.encode("utf-8"))
-        baked = sum(size for size, _ in sizes.values())
-        if total <= PAGE_LIMIT or baked < total * STATES_SHARE:
-            continue
-        largest = sorted(sizes.items(), key=lambda item: (-item[1][0], item[0]))
-        shares = ", ".join(f"'{name}' {_kb(size)} ({_percent(size, total)})" for name, (size, _) in largest)
-        name, (_, line) = largest[0]
-        problems.warning(
-            unit.page.source.path,
-            line,
-            f"page '{unit.slug}' is {_kb(total)} of HTML, {_percent(baked, total)} of it baked widget states: {shares}",
-            f"bake fewer states: list fewer parameters under precompute in widgets/{name}/spec.yaml, or give its "
-            "sliders a larger step; a state that is not baked is computed by live Python when it is chosen",
-        )
+def check_page_weight(course, problems: Problems, memo: Memo | None = None) -> None:
+    """Warn about each page over PAGE_LIMIT whose baked widget states make up at least STATES_SHARE of it
+    (in `serve` each page's warning is kept by model.per_unit: only replaced units are looked at)."""
+    for each in per_unit(memo, "page weight", course.written, _page_weight):
+        problems.items.extend(each)
+
+
+def _page_weight(unit) -> tuple:
+    """Return the page-weight warning of one unit's page, if it has one."""
+    sizes = unit.page.derived.get("widgets") or {}  # this extension's `analyse`
+    if not sizes:
+        return ()
+    total = len(unit.page.html.encode("utf-8"))
+    baked = sum(size for size, _ in sizes.values())
+    if total <= PAGE_LIMIT or baked < total * STATES_SHARE:
+        return ()
+    largest = sorted(sizes.items(), key=lambda item: (-item[1][0], item[0]))
+    shares = ", ".join(f"'{name}' {_kb(size)} ({_percent(size, total)})" for name, (size, _) in largest)
+    name, (_, line) = largest[0]
+    problems = Problems()
+    problems.warning(
+        unit.page.source.path,
+        line,
+        f"page '{unit.slug}' is {_kb(total)} of HTML, {_percent(baked, total)} of it baked widget states: {shares}",
+        f"bake fewer states: list fewer parameters under precompute in widgets/{name}/spec.yaml, or give its "
+        "sliders a larger step; a state that is not baked is computed by live Python when it is chosen",
+    )
+    return tuple(problems.items)
 
 
 def _kb(size: int) -> str:

@@ -163,7 +163,7 @@ def pyodide_site(root: Path, settings, packages=(), memo: Memo | None = None) ->
                 f"{fetch}, or set pyodide.path to a Pyodide distribution",
             )
         return local_site(dist, settings, packages, memo)
-    return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings), {})
+    return PyodideSite(CDN.format(version=settings.version), cdn_integrity(dist, settings, memo), {})
 
 
 def local_site(dist: Path, settings, packages, memo: Memo | None = None) -> PyodideSite:
@@ -317,8 +317,9 @@ def missing_hint(settings, missing: dict) -> str:
 KNOWN_INTEGRITY = {"314.0.7": "sha384-Lp79fMwxa4n2BLtugpUAoQMlbxIdg8iCUiP1r3h7nJLkQjwlXT1JzZTeHVL+f4Dg"}
 
 
-def cdn_integrity(dist: Path, settings) -> str:
-    """Return pyodide.mjs's SRI: course.yaml's, else the npm copy's hash, else the pinned table's."""
+def cdn_integrity(dist: Path, settings, memo: Memo | None = None) -> str:
+    """Return pyodide.mjs's SRI: course.yaml's, else the npm copy's hash (kept in `memo` by the file's
+    stamp: serve's rebuilds read it once), else the pinned table's."""
     if settings.integrity:
         return settings.integrity
     package = dist / "package.json"
@@ -331,4 +332,5 @@ def cdn_integrity(dist: Path, settings) -> str:
             f"cannot work out the SRI hash of Pyodide {settings.version}'s {LOADER} ({settings.path}: {found})",
             "set pyodide.integrity in course.yaml to the 'sha384-…' value of that file",
         )
-    return sri((dist / LOADER).read_bytes())
+    stamp = file_stamps([dist / LOADER])
+    return remembered(memo, "pyodide integrity", stamp, lambda: sri((dist / LOADER).read_bytes()))

@@ -46,3 +46,22 @@ def test_states_under_the_limit_give_no_warning(course, capsys):
     fatten(course, 300)  # about 300 KB of states: a large page, but under the limit
     status, _, err = run_cli(capsys, "--root", course, "check", "--strict")
     assert status == 0 and err == "", err
+
+
+def test_a_watched_rebuild_warns_as_a_full_build_does_when_a_widget_fattens_and_thins(course):
+    """Each page's warning is kept per unit (model.per_unit): the re-parsed page's is found again."""
+    from coursegen.pipeline import build_site
+    from coursegen.session import Session
+
+    session, changed = Session(), ["widgets/growth-steps/widget.py"]
+    build_site(course, session=session)
+    session.trust_watcher()
+    build_site(course, session=session)
+    widget = course / changed[0]
+    thin = widget.read_text()
+    for fat, warned in ((True, True), (False, False)):
+        fatten(course, 600) if fat else widget.write_text(thin)
+        session.note_changes(course, changed)
+        warm = [w.format() for w in build_site(course, session=session).warnings]
+        assert warm == [w.format() for w in build_site(course).warnings]
+        assert any("baked widget states" in w for w in warm) == warned

@@ -128,6 +128,23 @@ def test_the_cdn_source_pins_the_version_and_hashes_the_npm_loader(widget_course
     assert not any(path.startswith("pyodide/") for path in outputs)
 
 
+def test_a_rebuild_hashes_the_npm_loader_again_once_it_changed(widget_course):
+    """The loader's SRI is kept in the session by the file's stamp: a changed loader is hashed again."""
+    from coursegen.memo import Memo
+
+    from coursegen.features.widgets.site import cdn_integrity
+    from coursegen.stages.config import PyodideConfig
+
+    dist = widget_course / "pyodide-copy"
+    dist.mkdir()
+    (dist / "package.json").write_text(json.dumps({"version": "314.0.7"}))
+    (dist / "pyodide.mjs").write_text("export const one = 1;\n")
+    settings, memo = PyodideConfig(source="cdn", version="314.0.7", path="pyodide-copy"), Memo()
+    assert cdn_integrity(dist, settings, memo) == sri(b"export const one = 1;\n")
+    (dist / "pyodide.mjs").write_text("export const two = 2, more = 3;\n")
+    assert cdn_integrity(dist, settings, memo) == sri(b"export const two = 2, more = 3;\n")
+
+
 def test_the_cdn_source_uses_the_integrity_given_in_course_yaml(widget_course):
     config = widget_course / "course.yaml"
     config.write_text(
