@@ -6,6 +6,8 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from coursegen.errors import Problems
+
 if TYPE_CHECKING:  # the config module imports this one
     from collections.abc import Callable
 
@@ -177,3 +179,17 @@ def per_unit(memo: Memo | None, kind: str, written: tuple, make: Callable, given
     if memo is not None:
         memo.put(kind, None, (written, given, tuple(values)))
     return values
+
+
+def per_unit_problems(memo: Memo | None, kind: str, written: tuple, find: Callable, problems: Problems, given=None):
+    """Add to `problems` what `find(unit, found)` reports of each unit of `written` into `found`, a
+    Problems of its own: per_unit keeps each unit's under `kind` (with `given`), so a rebuild looks
+    again only at the units replaced since the last call."""
+
+    def found_in(unit) -> tuple:
+        found = Problems()
+        find(unit, found)
+        return tuple(found.items)
+
+    for items in per_unit(memo, kind, written, found_in, given):
+        problems.items.extend(items)

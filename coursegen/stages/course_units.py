@@ -68,7 +68,7 @@ class CourseUnits:
         if self.unmarked is None:
             self.unmarked = template.render({k: v for k, v in values.items() if k not in PER_PAGE})
         mark = getattr(values.get("asset"), "mark", None)  # render._Marking: a page rendered for filling
-        if mark is not None and self._place(unit.slug, unit.url) is not None:
+        if mark is not None and self._place(unit.url) is not None:
             return Markup(mark(UNITS + unit.slug))
         marked = _marked(self.unmarked, unit)
         return Markup(template.render(values) if marked is None else marked)
@@ -85,20 +85,20 @@ class CourseUnits:
             self._bytes = (data, places, hashlib.sha256(data).hexdigest()[:16])
         return self._bytes
 
-    def _place(self, slug: str, url: str) -> int | None:
-        """Return where in the list's bytes the aria-current of unit `slug` (at `url`) goes, or None
-        unless exactly one place."""
-        places = self._list_bytes()[1].get(_item(slug, url).encode(), [])
+    def _place(self, url: str) -> int | None:
+        """Return where in the list's bytes the aria-current of the unit at `url` goes, or None unless
+        exactly one place."""
+        places = self._list_bytes()[1].get(_item(url).encode(), [])
         return places[0] if len(places) == 1 else None
 
     def token(self) -> str:
         """Return what the filled list depends on besides the page's own slug: the list's digest."""
         return "units " + self._list_bytes()[2]
 
-    def filled(self, slug: str, url: str) -> list:
-        """Return the list with the unit `slug` (at `url`) marked as the current page, as pieces to join
-        (its page was marked only where `_place` found one)."""
-        at = self._place(slug, url)
+    def filled(self, url: str) -> list:
+        """Return the list with the unit at `url` marked as the current page, as pieces to join (its
+        page was marked only where `_place` found one)."""
+        at = self._place(url)
         assert at is not None
         view = memoryview(self._list_bytes()[0])
         return [view[:at], CURRENT, view[at:]]
@@ -113,15 +113,15 @@ def _theme_partial(root: Path) -> bool:
         return False
 
 
-def _item(slug: str, url: str) -> str:
-    """Return a unit's item in the partial's markup, up to where its aria-current goes."""
+def _item(url: str) -> str:
+    """Return the item of the unit at `url` in the partial's markup, up to where its aria-current goes."""
     return f'<li><a href="{Markup.escape(url)}"'
 
 
 def _marked(unmarked: str, unit) -> str | None:
     """Return the list with `unit`'s item marked as the current page (the partial's own markup), or None
     when its item is not found exactly once."""
-    item = _item(unit.slug, unit.url)
+    item = _item(unit.url)
     if unmarked.count(item) != 1:
         return None
     return unmarked.replace(item, item + CURRENT.decode())

@@ -192,19 +192,18 @@ def check_pages(course, root: Path, extra: dict, problems, memo=None) -> None:
     """Warn about every resource a page references that its Content-Security-Policy would block (in
     `serve` each page's warnings are kept by model.per_unit while the policy stays: only the pages an
     edit replaced are looked at again)."""
-    from coursegen.errors import Problems
-    from coursegen.model import per_unit
+    from coursegen.model import per_unit_problems
 
     found = directives(course.config, root, extra)
     self_origin = origin(course.config.base_url) if course.config.base_url else ""
 
-    def warnings(unit) -> tuple:
+    def warnings(unit, own) -> None:
         found_resources = unit.page.derived.get("resources")
         if found_resources is None:  # a page made without the parser
             found_resources = resources(unit.page.html)
         if not found_resources:  # most pages: nothing to look at
-            return ()
-        source, own = unit.page.source, Problems()
+            return
+        source = unit.page.source
         for url, directive in blocked(found_resources, found, self_origin):
             line = next((n for n, row in enumerate(source.text.splitlines(), 1) if url in row), 1)
             own.warning(
@@ -214,7 +213,5 @@ def check_pages(course, root: Path, extra: dict, problems, memo=None) -> None:
                 f"allow its origin in course.yaml, e.g. csp: {{{directive}: [{origin(url)}]}}, "
                 "or copy the file into the course",
             )
-        return tuple(own.items)
 
-    for each in per_unit(memo, "csp warnings", course.written, warnings, (found, self_origin)):
-        problems.items.extend(each)
+    per_unit_problems(memo, "csp warnings", course.written, warnings, problems, (found, self_origin))

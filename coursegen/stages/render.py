@@ -444,7 +444,7 @@ class Filling:
         """Return the bytes for marker `name`, whose fill(name) is `filled`, as pieces to join."""
         if name.startswith(UNITS):
             slug = name[len(UNITS) :]
-            return self.units.filled(slug, self.urls[slug])
+            return self.units.filled(self.urls[slug])
         return [filled.encode()]
 
     def written(self, name: str, filled: str) -> bytes | None:

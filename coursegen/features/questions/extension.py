@@ -24,7 +24,7 @@ from coursegen.features.questions.exercises import page_data, prepare_exercise
 from coursegen.features.questions.structure import check_structure
 from coursegen.features.widgets.extension import browser_python
 from coursegen.features.widgets.site import said_in
-from coursegen.model import Link, per_unit
+from coursegen.model import Link, per_unit_problems
 from coursegen.stages.parse import parse_attrs, register_block, split_info
 from coursegen.theme import messages
 
@@ -90,22 +90,19 @@ def check(course, root, problems, session) -> None:
     page's problems are kept by model.per_unit while the same units are unpublished)."""
     unpublished = {u.number: u.slug for u in course.units if u.page is None}
 
-    def drawing_on_unpublished(unit) -> tuple:
-        own = Problems()
+    def drawing_on_unpublished(unit, found: Problems) -> None:
         for question in unit.page.questions:
             for number in question.lessons:
                 if number in unpublished:
-                    own.error(
+                    found.error(
                         unit.page.source.path,
                         question.line,
                         f"question draws on unit {number} ('{unpublished[number]}'), "
                         "which is not published (upcoming or draft)",
                         "name only written units in 'lessons'",
                     )
-        return tuple(own.items)
 
-    for each in per_unit(session.memo, "question targets", course.written, drawing_on_unpublished, unpublished):
-        problems.items.extend(each)
+    per_unit_problems(session.memo, "question targets", course.written, drawing_on_unpublished, problems, unpublished)
 
 
 def collect_questions(state) -> None:

@@ -17,7 +17,7 @@ import re
 
 from coursegen.errors import Problems
 from coursegen.memo import Memo
-from coursegen.model import per_unit
+from coursegen.model import per_unit_problems
 
 PAGE_LIMIT = 500_000  # bytes of a page's HTML
 STATES_SHARE = 0.5  # …of which at least this share are baked widget states
@@ -48,23 +48,21 @@ def _fence_line(text: str, name: str) -> int:
 def check_page_weight(course, problems: Problems, memo: Memo | None = None) -> None:
     """Warn about each page over PAGE_LIMIT whose baked widget states make up at least STATES_SHARE of it
     (in `serve` each page's warning is kept by model.per_unit: only replaced units are looked at)."""
-    for each in per_unit(memo, "page weight", course.written, _page_weight):
-        problems.items.extend(each)
+    per_unit_problems(memo, "page weight", course.written, _page_weight, problems)
 
 
-def _page_weight(unit) -> tuple:
-    """Return the page-weight warning of one unit's page, if it has one."""
+def _page_weight(unit, problems: Problems) -> None:
+    """Warn about one unit's page if its baked widget states make it heavy."""
     sizes = unit.page.derived.get("widgets") or {}  # this extension's `analyse`
     if not sizes:
-        return ()
+        return
     total = len(unit.page.html.encode("utf-8"))
     baked = sum(size for size, _ in sizes.values())
     if total <= PAGE_LIMIT or baked < total * STATES_SHARE:
-        return ()
+        return
     largest = sorted(sizes.items(), key=lambda item: (-item[1][0], item[0]))
     shares = ", ".join(f"'{name}' {_kb(size)} ({_percent(size, total)})" for name, (size, _) in largest)
     name, (_, line) = largest[0]
-    problems = Problems()
     problems.warning(
         unit.page.source.path,
         line,
@@ -72,7 +70,6 @@ def _page_weight(unit) -> tuple:
         f"bake fewer states: list fewer parameters under precompute in widgets/{name}/spec.yaml, or give its "
         "sliders a larger step; a state that is not baked is computed by live Python when it is chosen",
     )
-    return tuple(problems.items)
 
 
 def _kb(size: int) -> str:
