@@ -7,8 +7,9 @@ leaves the served site as it was, prints its problems and shows them over the pa
 good save recovers.
 
 As with `mkdocs serve`, the site is built into a temporary folder of its own, removed when serve
-stops: the course's `site/` (what `build` made for publishing) is never touched, unless `--out`
-names the folder to serve from.
+stops (Ctrl-C, `kill`, a closed terminal): the course's `site/` (what `build` made for publishing) is
+never touched, unless `--out` names the folder to serve from. A serve that could not clean up (killed
+with SIGKILL, the machine lost power) leaves its folder behind; the next one removes it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import http.server
+import os
+import re
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -33,10 +37,14 @@ from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve import livereload, reload
 from coursegen.serve.watch import watch_changes
 from coursegen.session import command_session
-from coursegen.stages.write import check_output_folder, update_site, write_site
+from coursegen.stages.write import check_output_folder, process_running, update_site, write_site
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+# The temporary output folder's name holds the pid of the serve that made it, so that a later serve
+# can tell a folder left by a dead one (remove_abandoned_sites) from one still in use.
+SITE_PREFIX = "coursegen-serve-"
+ABANDONED = re.compile(rf"^{SITE_PREFIX}(\d+)-[A-Za-z0-9_]+$")
 MAX_PATH = 4096  # longer request paths name no file of a site (and some would fail as file names)
 
 
@@ -195,7 +203,9 @@ class LiveServer:
         """`out`: the folder to build into and serve from (default: a temporary one, removed by stop)."""
         self.root = root
         self.own_site = out is None
-        self.site = Path(tempfile.mkdtemp(prefix="coursegen-serve-")) if out is None else out.resolve()
+        if out is None:
+            remove_abandoned_sites()
+        self.site = Path(tempfile.mkdtemp(prefix=f"{SITE_PREFIX}{os.getpid()}-")) if out is None else out.resolve()
         self.options = dataclasses.replace(options, serve_mode=True)
         self.cache = command_session(root)
         self.outputs: dict[str, bytes] | None = None
@@ -330,8 +340,31 @@ class LiveServer:
             shutil.rmtree(self.site, ignore_errors=True)
 
 
+def remove_abandoned_sites(folder: Path | None = None) -> list[Path]:
+    """Remove the temporary sites that serves no longer running left in `folder` (the system's temporary
+    folder); return them. A serve stopped by SIGKILL cannot remove its own, and a large course's is
+    hundreds of megabytes: left to pile up, they filled this project's test machine."""
+    folder = Path(tempfile.gettempdir()) if folder is None else folder
+    removed = []
+    try:
+        entries = sorted(folder.glob(f"{SITE_PREFIX}*"))
+    except OSError:
+        return []
+    for entry in entries:
+        match = ABANDONED.match(entry.name)
+        pid = int(match.group(1)) if match else os.getpid()  # this process's own may still be serving
+        if pid != os.getpid() and entry.is_dir() and not entry.is_symlink() and not process_running(pid):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def _stop_like_ctrl_c(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = True, out: Path | None = None) -> int:
-    """Build, serve and rebuild on changes until Ctrl-C; return the exit status."""
+    """Build, serve and rebuild on changes until Ctrl-C (or SIGTERM, or SIGHUP); return the exit status."""
     refused = check_output_folder(out, root) if out is not None else []
     if refused:  # the course, a source folder, a folder of other files: refused before anything is built
         print("\n".join(problem.format() for problem in refused), file=sys.stderr)
@@ -341,9 +374,15 @@ def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = Tru
     except OSError as err:
         print(f"cannot serve on 127.0.0.1:{port}: {err.strerror}", file=sys.stderr)
         return 1
-    live.start(watch=watch)
-    print(f"serving {live.site} at {live.url}  (Ctrl-C to stop)", flush=True)
+    if threading.current_thread() is threading.main_thread():  # only there can a handler be set
+        # `kill`, a process manager and a closed terminal stop serve as Ctrl-C does: the temporary
+        # site is removed and the course's workers end, where the default action would leave both.
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):  # SIGHUP: not on Windows
+                signal.signal(getattr(signal, name), _stop_like_ctrl_c)
     try:
+        live.start(watch=watch)
+        print(f"serving {live.site} at {live.url}  (Ctrl-C to stop)", flush=True)
         live.stopping.wait()
     except KeyboardInterrupt:
         pass

@@ -202,7 +202,7 @@ def remove_leftovers(site: Path) -> None:
         entry
         for entry in sorted(site.parent.glob(f".{site.name}.*-*"))
         if (match := pattern.match(entry.name)) and entry.is_dir() and not entry.is_symlink()
-        if not _running(int(match.group(1)))
+        if not process_running(int(match.group(1)))
     ]
     retired = [entry for entry in dead if ".retired-" in entry.name]
     if retired and not os.path.lexists(site):
@@ -213,7 +213,7 @@ def remove_leftovers(site: Path) -> None:
         shutil.rmtree(entry, ignore_errors=True)
 
 
-def _running(pid: int) -> bool:
+def process_running(pid: int) -> bool:
     """Return whether a process `pid` (other than this one) is alive: its build may still be writing."""
     if pid == os.getpid():
         return False

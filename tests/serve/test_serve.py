@@ -238,6 +238,45 @@ def test_serve_builds_into_a_folder_of_its_own_and_stops_cleanly_on_ctrl_c(mini_
     assert not served.exists()  # the temporary folder goes with the server
 
 
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_serve_stopped_by_kill_or_a_closed_terminal_cleans_up_as_on_ctrl_c(mini_course, stop):
+    """`kill` (SIGTERM, what a process manager sends) and a closed terminal (SIGHUP) used to end serve
+    at once, leaving its temporary site behind: a 2,000-lesson course's is 650 MB."""
+    process, url, served = start_serve(mini_course)
+    try:
+        assert served.name.startswith(f"coursegen-serve-{process.pid}-")  # a later serve can tell it is ours
+        assert "Second lesson" in fetch(url + "second.html")
+        process.send_signal(getattr(signal, stop))
+        out, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert "stopped" in out and "Traceback" not in err, err
+    assert not served.exists()
+
+
+def test_serve_removes_the_temporary_sites_of_serves_that_died(tmp_path):
+    """A serve killed with SIGKILL cannot clean up: the next one removes what it left, and nothing else."""
+    from coursegen.serve.server import remove_abandoned_sites
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead, alive = int(ended.stdout), os.getpid()
+    for name in (f"coursegen-serve-{dead}-ab_12", f"coursegen-serve-{alive}-cd34", "coursegen-serve-x1y2z3", "other"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "index.html").write_text("a page")
+    (tmp_path / f"coursegen-serve-{dead}-file").write_text("not a folder")
+    (tmp_path / f"coursegen-serve-{dead}-link").symlink_to(tmp_path / "other")
+    assert remove_abandoned_sites(tmp_path) == [tmp_path / f"coursegen-serve-{dead}-ab_12"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        f"coursegen-serve-{alive}-cd34",
+        f"coursegen-serve-{dead}-file",
+        f"coursegen-serve-{dead}-link",
+        "coursegen-serve-x1y2z3",
+        "other",
+    ]
+    assert (tmp_path / "other" / "index.html").is_file()
+
+
 def test_serve_out_names_the_folder_it_builds_into_and_keeps(mini_course, tmp_path):
     process, url, served = start_serve(mini_course, "--out", str(tmp_path / "preview"))
     try:
