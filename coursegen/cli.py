@@ -116,10 +116,13 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str)
     # (incremental.UnchangedFile), and the files made again with the same bytes.
     made = {path: data for path, data in result.outputs.items() if isinstance(data, bytes)}
     keep = set(unchanged_files(made, out)) | (result.outputs.keys() - made.keys())
-    write_site({path: data for path, data in made.items() if path not in keep}, out, root, sorted(keep))
+    pages_saved = disk_cache.save_pages_aside(root, session, inputs)  # beside the write: see its docstring
+    try:
+        write_site({path: data for path, data in made.items() if path not in keep}, out, root, sorted(keep))
+    finally:
+        pages_saved()
     summary = f"built {_summary(result.outputs)} into {out}"
     written = disk_cache.written_stamps(inputs)  # one listing of the new site, for both records
-    disk_cache.save_pages(root, session, inputs)
     disk_cache.save_rendered(root, session, inputs, written)
     disk_cache.remember_site(root, inputs, warnings, summary, session, written)
     return summary

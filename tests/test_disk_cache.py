@@ -124,6 +124,33 @@ def test_one_changed_lesson_is_the_only_one_parsed_and_the_site_is_a_cold_builds
     assert site_bytes(mini_course / "site") == cold_site(mini_course, tmp_path)
 
 
+@pytest.mark.parametrize("forked", [True, False], ids=["saved by a fork", "saved in the build's process"])
+def test_the_pages_are_saved_whole_whether_a_fork_saves_them_beside_the_write_or_not(
+    mini_course, capsys, parses, monkeypatch, forked
+):
+    """save_pages_aside pickles the pages in a fork while the site is written; where forking is not
+    safe it saves them itself. Either way the command ends with every page saved."""
+    import os
+
+    forks = []
+    real_fork = os.fork
+
+    def counting_fork():
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counting_fork)
+    monkeypatch.setattr(disk_cache, "can_fork", lambda: forked)
+    build(capsys, mini_course)
+    assert len(forks) == (1 if forked else 0)  # the parse and render pools start no fork for two lessons
+    sources = sorted(p.relative_to(mini_course).as_posix() for p in (mini_course / "lessons").glob("*.md"))
+    assert [path for path in cached_pages(mini_course) if path.startswith("lessons/")] == sources
+    edit(mini_course / "lessons" / "02-second.md", "Text.", "Text, changed since the last build.")
+    parses.clear()
+    build(capsys, mini_course)
+    assert parses == ["lessons/02-second.md"]
+
+
 def test_one_changed_lesson_is_the_only_page_rendered_and_the_others_are_linked_unread(
     mini_course, capsys, renders, tmp_path, monkeypatch
 ):

@@ -108,6 +108,39 @@ def test_the_marker_is_the_only_file_beyond_the_outputs(mini_course, tmp_path, c
     assert MARKER not in outputs  # no page, sitemap, service-worker list or count names it
 
 
+def test_a_site_of_many_files_is_written_by_threads_exactly_and_world_readable(tmp_path):
+    """Past MIN_THREADED files the site is written by WRITERS threads: every file gets its bytes
+    (empty ones, large ones, in folders), 0644 under a umask of 077."""
+    outputs = {f"page-{n}.html": bytes([n % 256]) * (n * 997) for n in range(3 * write.MIN_THREADED)}
+    outputs |= {"search/empty.json": b"", "a/b/c/deep.txt": b"deep", "big.bin": os.urandom(3 << 20)}
+    previous = os.umask(0o077)
+    try:
+        write_site(outputs, tmp_path / "site")
+    finally:
+        os.umask(previous)
+    assert snapshot(tmp_path / "site") == {**outputs, MARKER: write.MARKER_TEXT}
+    modes = {(tmp_path / "site" / path).stat().st_mode & 0o777 for path in outputs}
+    assert modes == {0o644}
+
+
+def test_a_write_that_fails_in_one_thread_leaves_the_previous_site_and_no_staging(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    write_site({"index.html": b"the last good site"}, site)
+    real_open = os.open
+
+    def one_fails(path, flags, *args, **kwargs):
+        if str(path).endswith("page-77.html"):
+            raise OSError(28, "No space left on device", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", one_fails)
+    with pytest.raises(write.ContentError) as refused:
+        write_site({f"page-{n}.html": b"new" for n in range(3 * write.MIN_THREADED)}, site)
+    assert "No space left on device" in str(refused.value) and "page-77.html" in str(refused.value)
+    assert snapshot(site) == {"index.html": b"the last good site", MARKER: write.MARKER_TEXT}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
 def test_the_new_site_is_swapped_in_without_the_old_one_ever_moving_away(tmp_path, monkeypatch):
     site = tmp_path / "site"
     write_site({"index.html": b"one"}, site)
@@ -154,14 +187,14 @@ def test_a_site_left_missing_between_two_renames_gets_its_retired_copy_back(tmp_
 def test_a_failed_write_is_a_message_and_the_previous_site_stays(mini_course, capsys, monkeypatch):
     assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
     before = snapshot(mini_course / "site")
-    real_write = Path.write_bytes
+    real_open = os.open
 
-    def full_disk(self, data):
-        if ".staging-" in str(self):  # any file of the new site (the kept ones are linked, not written)
-            raise OSError(28, "No space left on device", str(self))
-        return real_write(self, data)
+    def full_disk(path, flags, *args, **kwargs):
+        if ".staging-" in str(path) and flags & os.O_CREAT:  # a file of the new site (kept ones are linked)
+            raise OSError(28, "No space left on device", str(path))
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    monkeypatch.setattr(os, "open", full_disk)
     status, _, err = run_cli(capsys, "--root", mini_course, "build")
     assert status == 1 and "Traceback" not in err
     assert err.startswith(f"{mini_course / 'site'}: cannot write the site: No space left on device (")
