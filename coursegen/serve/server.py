@@ -352,8 +352,9 @@ def remove_abandoned_sites(folder: Path | None = None) -> list[Path]:
         return []
     for entry in entries:
         match = ABANDONED.match(entry.name)
-        pid = int(match.group(1)) if match else os.getpid()  # this process's own may still be serving
-        if pid != os.getpid() and entry.is_dir() and not entry.is_symlink() and not process_running(pid):
+        if not match or int(match.group(1)) == os.getpid():  # not a serve's, or this process's own (still serving)
+            continue
+        if entry.is_dir() and not entry.is_symlink() and not process_running(int(match.group(1))):
             shutil.rmtree(entry, ignore_errors=True)
             removed.append(entry)
     return removed
