@@ -198,7 +198,7 @@ def start_serve(mini_course, *extra):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
         start_new_session=True,
     )
     line = process.stdout.readline()
@@ -209,7 +209,18 @@ def start_serve(mini_course, *extra):
 def ctrl_c(process) -> tuple[str, str]:
     """Press Ctrl-C as a terminal does (SIGINT to the whole process group); return the output."""
     os.killpg(process.pid, signal.SIGINT)
-    return process.communicate(timeout=20)
+    return stopped(process)
+
+
+def stopped(process, seconds: float = 20) -> tuple[str, str]:
+    """Return the output of a serve that was told to stop; if it is still running after `seconds`, fail
+    with where each of its threads was (faulthandler, which start_serve turns on, prints them on SIGABRT)."""
+    try:
+        return process.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        _, err = process.communicate(timeout=30)
+        raise AssertionError(f"serve did not stop within {seconds} s; its threads then:\n{err}") from None
 
 
 def test_serve_builds_into_a_folder_of_its_own_and_stops_cleanly_on_ctrl_c(mini_course):
@@ -247,7 +258,7 @@ def test_serve_stopped_by_kill_or_a_closed_terminal_cleans_up_as_on_ctrl_c(mini_
         assert served.name.startswith(f"coursegen-serve-{process.pid}-")  # a later serve can tell it is ours
         assert "Second lesson" in fetch(url + "second.html")
         process.send_signal(getattr(signal, stop))
-        out, err = process.communicate(timeout=20)
+        out, err = stopped(process)
     finally:
         process.kill()
     assert process.returncode == 0, err
@@ -267,13 +278,15 @@ def test_serve_removes_the_temporary_sites_of_serves_that_died(tmp_path):
     (tmp_path / f"coursegen-serve-{dead}-file").write_text("not a folder")
     (tmp_path / f"coursegen-serve-{dead}-link").symlink_to(tmp_path / "other")
     assert remove_abandoned_sites(tmp_path) == [tmp_path / f"coursegen-serve-{dead}-ab_12"]
-    assert sorted(path.name for path in tmp_path.iterdir()) == [
-        f"coursegen-serve-{alive}-cd34",
-        f"coursegen-serve-{dead}-file",
-        f"coursegen-serve-{dead}-link",
-        "coursegen-serve-x1y2z3",
-        "other",
-    ]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(  # pids sort as text: 1730 after 14879
+        [
+            f"coursegen-serve-{alive}-cd34",
+            f"coursegen-serve-{dead}-file",
+            f"coursegen-serve-{dead}-link",
+            "coursegen-serve-x1y2z3",
+            "other",
+        ]
+    )
     assert (tmp_path / "other" / "index.html").is_file()
 
 
