@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -158,7 +160,9 @@ def replaced_units(before: tuple, after: tuple) -> list[int] | None:
     per-unit work kept from the last build needs redoing at these positions only."""
     if len(before) != len(after):
         return None
-    return [i for i, (old, new) in enumerate(zip(before, after)) if old is not new]
+    return list(
+        itertools.compress(itertools.count(), map(operator.is_not, before, after))
+    )  # in C: 2,000 units, 9 calls a rebuild
 
 
 NONE_KEPT: tuple = ((), None, ())  # per_unit's entry before its first call: no units, nothing given, no values

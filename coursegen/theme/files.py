@@ -9,12 +9,14 @@ everything it lacks comes from the theme, as with MkDocs' `custom_dir`.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 COURSE_TEMPLATES = "templates"  # the course's own overrides, relative to its root
 ASSETS = "assets"
 
 
+@functools.cache  # the installed package does not move while coursegen runs: serve asks ~20 times a rebuild
 def packaged_theme() -> Path:
     """Return the folder of the default theme: installed package data, else the source checkout's."""
     installed = Path(__file__).parent.with_name("default_theme")
@@ -27,9 +29,14 @@ def folders(root: Path) -> tuple[Path, ...]:
     """Return the template folders in lookup order: the course's own (when it has one), then the theme."""
     theme = packaged_theme()
     own = root / COURSE_TEMPLATES
-    if own.is_dir() and own.resolve() != theme.resolve():
+    if own.is_dir() and own.resolve() != _resolved(theme):
         return (own, theme)
     return (theme,)
+
+
+@functools.cache
+def _resolved(folder: Path) -> Path:
+    return folder.resolve()
 
 
 def find(root: Path, name: str) -> Path | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 
 from helpers import TRICKY_TEXTS as TRICKY
@@ -272,6 +273,8 @@ def test_serves_index_process_answers_with_the_files_that_changed_and_they_make_
         diff = process.changed_files(third)
         assert {p: d for p, d in {**whole, **diff}.items() if d is not None} == search_files(third)
         assert None in diff.values()  # a file of the old index that the new one lacks
+        # background work: it yields the cores to the rebuild and the browser
+        assert os.getpriority(os.PRIO_PROCESS, process.process.pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 10
     finally:
         process.close()
     process.close()  # serve's stop and its indexing thread may both close it
