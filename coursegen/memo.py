@@ -35,7 +35,7 @@ SIZES = {
     "pygments css": 1,
     "theme assets": 4,  # by the theme files' stamps
     "theme listing": 2,  # the theme's asset files and their stamps, by incremental.theme_signature
-    "theme bytes": 2,  # every theme file's bytes, joined, by the same signature (the service worker's version)
+    "theme digest": 2,  # SHA-256 of every theme file's bytes, by the same signature (the service worker's version)
     "catalogue": 8,  # a message catalogue file, by its stamp (theme/messages.py)
     "catalogue check": 4,  # the problems of a course's own catalogue file, by its stamp
     "wheel sha256": 64,
@@ -59,6 +59,9 @@ SIZES = {
     "widget uses": 1,  # each page's widgets and exercises (widgets.add_files; model.per_unit)
     "page weight": 1,  # each page's page-weight warning (widgets/page_weight; model.per_unit)
     "csp warnings": 1,  # each page's CSP warnings, with the policy (csp.check_pages; model.per_unit)
+    "missing templates": 1,  # each page's unknown template, with the theme's signature (render.missing_templates)
+    "replaced units": 1,  # the last two `written` tuples model.per_unit compared, and where they differ
+    "output order": 1,  # the last build's site paths, sorted (pipeline.in_path_order)
 }
 
 

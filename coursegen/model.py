@@ -160,9 +160,18 @@ def replaced_units(before: tuple, after: tuple) -> list[int] | None:
     per-unit work kept from the last build needs redoing at these positions only."""
     if len(before) != len(after):
         return None
-    return list(
-        itertools.compress(itertools.count(), map(operator.is_not, before, after))
-    )  # in C: 2,000 units, 9 calls a rebuild
+    return list(itertools.compress(itertools.count(), map(operator.is_not, before, after)))
+
+
+def _replaced_units_kept(memo: Memo | None, before: tuple, after: tuple) -> list[int] | None:
+    """Return replaced_units(before, after), kept in `memo` for the same two tuples: each rebuild asks ~9 times."""
+    last = memo.peek("replaced units", None) if memo is not None else None
+    if last is not None and last[0] is before and last[1] is after:  # held here, so neither id can be reused
+        return last[2]
+    found = replaced_units(before, after)
+    if memo is not None:
+        memo.put("replaced units", None, (before, after, found))
+    return found
 
 
 NONE_KEPT: tuple = ((), None, ())  # per_unit's entry before its first call: no units, nothing given, no values
@@ -173,7 +182,7 @@ def per_unit(memo: Memo | None, kind: str, written: tuple, make: Callable, given
     reads beside the unit, compared by equality): a rebuild that kept most units calls `make` again
     only for the units replaced since the last call (replaced_units)."""
     last_written, last_given, last_values = memo.peek(kind, None, NONE_KEPT) if memo is not None else NONE_KEPT
-    changed = replaced_units(last_written, written) if last_given == given else None
+    changed = _replaced_units_kept(memo, last_written, written) if last_given == given else None
     if changed is None:
         values = [make(unit) for unit in written]
     else:
@@ -195,5 +204,4 @@ def per_unit_problems(memo: Memo | None, kind: str, written: tuple, find: Callab
         find(unit, found)
         return tuple(found.items)
 
-    for items in per_unit(memo, kind, written, found_in, given):
-        problems.items.extend(items)
+    problems.items.extend(itertools.chain.from_iterable(per_unit(memo, kind, written, found_in, given)))

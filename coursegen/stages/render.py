@@ -37,7 +37,7 @@ from coursegen.incremental import (
     theme_signature,
 )
 from coursegen.memo import Memo
-from coursegen.model import Course, Unit
+from coursegen.model import Course, Unit, per_unit_problems
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
 from coursegen.stages import csp
@@ -137,7 +137,7 @@ def render_site(
     compiled: jinja2.BytecodeCache | None = None,
     page_context: dict | None = None,
 ) -> tuple[dict[str, bytes | UnchangedFile], RenderRecord]:
-    """Return every output file of the site, keyed by its path inside site/, and this render's record,
+    """Return every output file of the site, keyed by its path inside site/ (unsorted), and this render's record,
     rendering again only what `kept` says may have changed (nothing kept, the default: everything).
     `csp_sources` and `page_context` are the extensions' (coursegen.extensions: their `csp` and
     `page_context` events)."""
@@ -168,7 +168,7 @@ def render_site(
     plan, record = plan_render(course, root, common, kept)
     common["course_units"].prepare(common, memo, plan.shared)
     rerendered: list[str] = []
-    fill = Filling(common["asset"], common["course_units"], {unit.slug: unit.url for unit in course.written})
+    fill = Filling(common["asset"], common["course_units"], course)
     out["index.html"] = _course_page(env, "index.html", "", common, fill, memo, plan, rerendered)
     units = course.written
     meanwhile = extra_assets.make_early if extra_assets else None
@@ -182,7 +182,7 @@ def render_site(
     out[".nojekyll"] = b""
     if course.config.base_url:
         out["sitemap.xml"] = sitemap(course).encode()
-    return dict(sorted(out.items())), replace(record, rerendered=tuple(rerendered))
+    return out, replace(record, rerendered=tuple(rerendered))  # in no order: the pipeline sorts the whole site once
 
 
 def environment(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
@@ -434,8 +434,8 @@ class Filling:
     """What fills a rendered page's markers in this build: `fill(name)` is what the page's bytes there
     depend on (an asset's URL; for the list of every unit, its digest), `value(name)` those bytes."""
 
-    def __init__(self, asset, units: CourseUnits, urls: dict[str, str]):
-        self.asset, self.units, self.urls = asset, units, urls  # urls: slug → page URL
+    def __init__(self, asset, units: CourseUnits, course: Course):
+        self.asset, self.units, self.course = asset, units, course  # the course: each unit's page URL
 
     def __call__(self, name: str) -> str:
         return self.units.token() if name.startswith(UNITS) else self.asset(name)
@@ -444,7 +444,9 @@ class Filling:
         """Return the bytes for marker `name`, whose fill(name) is `filled`, as pieces to join."""
         if name.startswith(UNITS):
             slug = name[len(UNITS) :]
-            return self.units.filled(self.urls[slug])
+            unit = self.course.unit(slug)  # the page's own unit
+            assert unit is not None
+            return self.units.filled(unit.url)
         return [filled.encode()]
 
     def written(self, name: str, filled: str) -> bytes | None:
@@ -455,12 +457,17 @@ class Filling:
         return b"".join(self.value(name, filled))
 
 
-def missing_templates(course: Course, root: Path, problems) -> None:
-    """Report each unit whose front matter names a template that neither the course nor the theme has."""
-    for unit in course.written:
-        name = unit.page.meta.get("template")
-        if not name:
-            continue
+def missing_templates(course: Course, root: Path, problems, memo: Memo | None = None, theme_key: str | None = None):
+    """Report each unit whose front matter names a template that neither the course nor the theme has (in
+    `serve`, with the theme's `theme_key`, only the units replaced since the last build are looked at)."""
+    per_unit_problems(
+        memo, "missing templates", course.written, lambda unit, found: _missing(unit, root, found), problems, theme_key
+    )
+
+
+def _missing(unit: Unit, root: Path, problems) -> None:
+    name = unit.page.meta.get("template")
+    if name:
         source = unit.page.source
         line = next((n for n, row in enumerate(source.text.splitlines(), 1) if row.startswith("template:")), 1)
         if climbs_out(name):

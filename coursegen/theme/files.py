@@ -9,34 +9,35 @@ everything it lacks comes from the theme, as with MkDocs' `custom_dir`.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 COURSE_TEMPLATES = "templates"  # the course's own overrides, relative to its root
 ASSETS = "assets"
 
 
-@functools.cache  # the installed package does not move while coursegen runs: serve asks ~20 times a rebuild
-def packaged_theme() -> Path:
-    """Return the folder of the default theme: installed package data, else the source checkout's."""
+def _locate_packaged_theme() -> Path:
     installed = Path(__file__).parent.with_name("default_theme")
     if installed.is_dir():
         return installed
     return Path(__file__).resolve().parents[2] / "templates"
 
 
+# Where the installed package is does not change while coursegen runs: found once, not ~20 times a rebuild.
+_PACKAGED = _locate_packaged_theme()
+_PACKAGED_RESOLVED = _PACKAGED.resolve()
+
+
+def packaged_theme() -> Path:
+    """Return the folder of the default theme: installed package data, else the source checkout's."""
+    return _PACKAGED
+
+
 def folders(root: Path) -> tuple[Path, ...]:
     """Return the template folders in lookup order: the course's own (when it has one), then the theme."""
-    theme = packaged_theme()
     own = root / COURSE_TEMPLATES
-    if own.is_dir() and own.resolve() != _resolved(theme):
-        return (own, theme)
-    return (theme,)
-
-
-@functools.cache
-def _resolved(folder: Path) -> Path:
-    return folder.resolve()
+    if own.is_dir() and own.resolve() != _PACKAGED_RESOLVED:
+        return (own, _PACKAGED)
+    return (_PACKAGED,)
 
 
 def find(root: Path, name: str) -> Path | None:

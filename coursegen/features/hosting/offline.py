@@ -71,14 +71,15 @@ def media_files(written: tuple, memo: Memo | None = None) -> tuple[tuple[str, st
     return remembered(memo, "offline media", each, lambda: tuple(sorted({pair for assets in each for pair in assets})))
 
 
-def theme_bytes(root: Path, memo: Memo | None = None, theme_key: str | None = None) -> bytes:
-    """Return the bytes of every theme file a build may read, joined in theme.files_in_use's order (kept
-    in `memo` by `theme_key`, incremental.theme_signature: a rebuild in `serve` reads no theme file)."""
+def theme_digest(root: Path, memo: Memo | None = None, theme_key: str | None = None) -> bytes:
+    """Return the SHA-256 of every theme file a build may read, joined in theme.files_in_use's order (kept
+    in `memo` by `theme_key`, incremental.theme_signature: a rebuild in `serve` neither reads nor hashes
+    the theme's 0.9 MB again)."""
 
-    def read() -> bytes:
-        return b"".join(file.read_bytes() for file in theme.files_in_use(root))
+    def digest() -> bytes:
+        return hashlib.sha256(b"".join(file.read_bytes() for file in theme.files_in_use(root))).digest()
 
-    return read() if theme_key is None else remembered(memo, "theme bytes", theme_key, read)
+    return digest() if theme_key is None else remembered(memo, "theme digest", theme_key, digest)
 
 
 def build_version(
@@ -89,7 +90,7 @@ def build_version(
     Each page body counts by its digest, found while parsing: a rebuild does not hash every page again."""
     digest = hashlib.sha256("\n".join(precache).encode())
     digest.update(page_digests(course.written, memo).encode())
-    digest.update(theme_bytes(root, memo, theme_key))
+    digest.update(theme_digest(root, memo, theme_key))
     for _, source in media_files(course.written, memo):
         digest.update((root / source).read_bytes())
     config = root / "course.yaml"
