@@ -23,6 +23,7 @@ they can be pickled as a whole; live objects (parsers, Jinja environments) stay 
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,8 @@ from coursegen.model import Course, Heading, Page, Source
 from coursegen.stages.config import CONFIG_NAME, load_config, read_text
 from coursegen.stages.load import SOURCE_DIRS, author_code_uses, load_source, load_sources, source_kind
 from coursegen.theme import files as theme
+
+PATH = operator.attrgetter("path")  # map(PATH, sources): in C, for 2,000 sources a rebuild
 
 if TYPE_CHECKING:
     from coursegen.stages.config import CourseConfig
@@ -402,7 +405,7 @@ def keep_parsed(
     kept = memo.table("page")
     parsed = tuple(s.path for s in plan.todo)
     unrendered = (last.unrendered if last is not None else frozenset()) | frozenset(parsed)
-    return [kept[s.path] for s in sources], ParseRecord(plan.inputs, plan.outline, parsed, unrendered)
+    return list(map(kept.__getitem__, map(PATH, sources))), ParseRecord(plan.inputs, plan.outline, parsed, unrendered)
 
 
 def _parse_outline(slug_by_path: dict, config_text: str | None, last: ParseRecord | None) -> tuple:

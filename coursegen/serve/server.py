@@ -292,7 +292,7 @@ class LiveServer:
             written = list(outputs)
         else:
             written = update_site(outputs, self.outputs, self.site)
-            written += [path for path in self.outputs if path not in outputs]
+            written += sorted(self.outputs.keys() - outputs.keys())
         self.outputs = outputs
         return written
 

@@ -11,6 +11,7 @@ With a fresh memo every page renders: the same code path as a rebuild.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import traceback
@@ -48,6 +49,7 @@ from coursegen.theme import messages
 
 MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"  # private-use characters: rare in author text (see split_marked)
 MARKER = re.compile(f"{MARK_OPEN}([^{MARK_CLOSE}]*){MARK_CLOSE}".encode())
+URL = operator.attrgetter("url")  # map(URL, units): in C, for 2,000 units a rebuild
 
 
 @dataclass(frozen=True)
@@ -174,8 +176,8 @@ def render_site(
     meanwhile = extra_assets.make_early if extra_assets else None
     pages, record = render_units(env, units, course, common, fill, memo, plan, record, options.jobs, meanwhile)
     rerendered += record.rerendered
-    for unit, page in zip(units, pages):
-        out[unit.url] = page
+    out.update(zip(map(URL, units), pages))
+    for unit in units:
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
     out["404.html"] = _course_page(env, "404.html", None, common, fill, memo, plan, rerendered)

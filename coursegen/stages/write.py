@@ -306,6 +306,6 @@ def update_site(outputs: dict[str, bytes], previous: dict[str, bytes], site: Pat
         tmp = target.with_name(target.name + ".tmp")
         _write_file(tmp, outputs[rel])
         tmp.replace(target)
-    for rel in set(previous) - set(outputs):
+    for rel in previous.keys() - outputs.keys():
         (site / rel).unlink(missing_ok=True)
     return changed

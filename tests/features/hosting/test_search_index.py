@@ -312,3 +312,25 @@ os.kill(os.getpid(), 9)  # as a killed serve: nothing is closed or joined
         time.sleep(0.1)
     os.kill(child, signal.SIGKILL)
     raise AssertionError(f"the index process {child} outlived the process that started it")
+
+
+def test_serves_background_index_waits_for_a_pause_in_the_rebuilds():
+    """A run of saves is indexed after its last: the index's turn would otherwise slow every rebuild of the run."""
+    import threading
+    import time
+
+    from coursegen.features.search.extension import QUIET_SECONDS, BackgroundIndex
+
+    index = BackgroundIndex(ready=lambda: None)
+    try:
+        waited = threading.Thread(target=index._wait_for_quiet)
+        waited.start()
+        last = time.monotonic()
+        for _ in range(6):  # rebuilds ask for the index more often than the pause: the turn waits
+            time.sleep(QUIET_SECONDS / 3)
+            assert waited.is_alive()
+            index.asked = last = time.monotonic()
+        waited.join(timeout=10)
+        assert not waited.is_alive() and time.monotonic() - last >= QUIET_SECONDS
+    finally:
+        index.close()
