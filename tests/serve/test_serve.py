@@ -190,9 +190,18 @@ def test_the_reload_script_is_served_but_never_written_into_the_site(live, mini_
     assert not any(b"__coursegen" in data for data in build_site(mini_course).outputs.values())
 
 
+# A terminal's foreground program starts with Ctrl-C at its default action. A test run started in the
+# background by a shell without job control (`cmd &` in a script) ignores SIGINT, and so would serve, which
+# Python then gives no KeyboardInterrupt: the command is run through this, which restores the default.
+WITH_CTRL_C = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.executable, sys.argv[1:])"
+)
+
+
 def start_serve(mini_course, *extra):
     """Start `build.py serve` in a session of its own (Ctrl-C reaches its whole process group); return it and its URL."""
-    command = [sys.executable, str(REPO / "build.py"), "--root", str(mini_course), "serve", "--port", "0", *extra]
+    serve = [str(REPO / "build.py"), "--root", str(mini_course), "serve", "--port", "0", *extra]
+    command = [sys.executable, "-c", WITH_CTRL_C, sys.executable, *serve]
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,
