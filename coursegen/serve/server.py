@@ -292,7 +292,6 @@ class LiveServer:
             written = list(outputs)
         else:
             written = update_site(outputs, self.outputs, self.site)
-            written += sorted(self.outputs.keys() - outputs.keys())
         self.outputs = outputs
         return written
 

@@ -294,7 +294,7 @@ def unchanged_files(outputs: dict[str, bytes], site: Path) -> list[str]:
 
 
 def update_site(outputs: dict[str, bytes], previous: dict[str, bytes], site: Path) -> list[str]:
-    """Write only the files that changed since `previous` and delete vanished ones; return changed paths."""
+    """Write only the files that changed since `previous` and delete vanished ones; return the paths of both."""
     changed = [rel for rel, data in outputs.items() if previous.get(rel) != data]
     check_site_paths({rel: outputs[rel] for rel in changed})  # the others were checked when first written
     for rel in changed:
@@ -306,6 +306,7 @@ def update_site(outputs: dict[str, bytes], previous: dict[str, bytes], site: Pat
         tmp = target.with_name(target.name + ".tmp")
         _write_file(tmp, outputs[rel])
         tmp.replace(target)
-    for rel in previous.keys() - outputs.keys():
+    gone = sorted(previous.keys() - outputs.keys())
+    for rel in gone:
         (site / rel).unlink(missing_ok=True)
-    return changed
+    return changed + gone
