@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import ConstructorError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent, StreamEndEvent
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.parser import Parser
 from ruamel.yaml.reader import Reader
@@ -148,7 +149,7 @@ _LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_
 # The fast path: the same constructor and resolver over libyaml's parser, for documents nested
 # shallowly enough for its recursive composer (C recursion has no RecursionError to stop it).
 # Whatever it cannot read is read again by the pure loader, whose messages the catalogue pins.
-SHALLOW = 64  # most brackets, and most nesting a line can add, that the fast path takes
+SHALLOW = 64  # deepest nesting the fast path takes (see _shallow)
 # Characters the two parsers may treat differently: what the pure reader refuses, and the line
 # breaks other than \n and \r (NEL, U+2028, U+2029).
 ODD_CHARACTERS = re.compile(Reader.NON_PRINTABLE.pattern + "|[\x85\u2028\u2029]")
@@ -165,11 +166,8 @@ if CParser is not None:
 
 def _fast_load(text: str):
     """Return the document read by libyaml's parser, or None when the pure loader must read it."""
-    if CParser is None or text.count("[") + text.count("{") > SHALLOW or ODD_CHARACTERS.search(text):
+    if CParser is None or ODD_CHARACTERS.search(text) or not _shallow(text):
         return None
-    for row in text.splitlines():  # a line nests by its indent and by compact "- - x", "? ? x", "a: b: c"
-        if len(row) - len(row.lstrip(" ")) + row.count("- ") + row.count("? ") + row.count(": ") > SHALLOW:
-            return None
     loader = None
     try:
         loader = _FastLineLoader(text)
@@ -179,6 +177,36 @@ def _fast_load(text: str):
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _shallow(text: str) -> bool:
+    """Return whether `text` nests at most SHALLOW deep, as the C composer needs.
+
+    Counting brackets, and each line's indent and compact nesting ("- - x", "? ? x", "a: b: c"),
+    bounds the depth at no cost. A text that count refuses is measured exactly on libyaml's events:
+    its parser keeps a stack of its own, so no input can overflow C's. A message catalogue needs
+    that: its `{placeholders}` are brackets to the count, but quoted text to YAML.
+    """
+    if text.count("[") + text.count("{") <= SHALLOW and all(
+        len(row) - len(row.lstrip(" ")) + row.count("- ") + row.count("? ") + row.count(": ") <= SHALLOW
+        for row in text.splitlines()
+    ):
+        return True
+    parser, depth = CParser(text), 0
+    try:
+        while not parser.check_event(StreamEndEvent):
+            event = parser.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > SHALLOW:
+                    return False
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except Exception:  # noqa: BLE001 - malformed: the pure loader says where
+        return False
+    finally:
+        parser.dispose()
+    return True
 
 
 class YamlError(ValueError):

@@ -71,6 +71,8 @@ def test_the_fast_reader_gives_the_pure_readers_data_and_lines_or_leaves_the_tex
     from helpers import REPO
 
     texts = [(REPO / "course.yaml").read_text()] + [p.read_text() for p in sorted(REPO.glob("widgets/*/spec.yaml"))]
+    texts += [p.read_text() for p in sorted(REPO.glob("templates/messages/*.yaml"))]  # {placeholders}: 100+ braces
+    texts += [" " * 100 + "a: 1\n", "a: [" + "{}, " * 70 + "]\n"]  # deep to the count, shallow to YAML
     texts += [
         p.read_text().split("---\n")[1] for p in sorted(REPO.glob("lessons/*.md")) + sorted(REPO.glob("reviews/*.md"))
     ]
@@ -83,12 +85,11 @@ def test_the_fast_reader_gives_the_pure_readers_data_and_lines_or_leaves_the_tex
         assert fast is not None and fast[0] == pure, text[:60]
         if isinstance(pure, yamlio.LineDict):
             assert (fast[0].line, fast[0].lines) == (pure.line, pure.lines)
-    deep = "a: " + "[" * 100 + "]" * 100 + "\n"
-    assert yamlio._fast_load(deep) is None  # too deep for the C composer: the pure reader takes it
+    for deep in ("a: " + "[" * 65 + "]" * 65 + "\n", "{a: " * 65 + "b" + "}" * 65 + "\n", "[" * 1_000_000):
+        assert yamlio._fast_load(deep) is None  # too deep for the C composer: the pure reader takes it
     for nested in ("- " * 100_000 + "x\n", "? " * 100_000 + "x\n"):  # the C composer would crash on these
         assert yamlio._fast_load(nested) is None
         with pytest.raises(YamlError):
             load_yaml(nested)
-    assert yamlio._fast_load(" " * 100 + "a: 1\n") is None and load_yaml(" " * 100 + "a: 1\n") == {"a": 1}
     assert yamlio._fast_load("a: *b\n") is None  # refused: the pure reader says why, at its line
     assert yamlio._fast_load("a: 1\u2028b: 2\n") is None  # line breaks the two read differently
