@@ -112,12 +112,14 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str)
     _print_warnings(warnings)
     if command == "check":
         return f"ok: {_summary(result.outputs)}"
-    # Linked from the last site, not written again: the pages it wrote that were not even read
-    # (incremental.UnchangedFile), and the files made again with the same bytes.
-    made = {path: data for path, data in result.outputs.items() if isinstance(data, bytes)}
-    keep = set(unchanged_files(made, out)) | (result.outputs.keys() - made.keys())
-    pages_saved = disk_cache.save_pages_aside(root, session, inputs)  # beside the write: see its docstring
+    pages_saved = disk_cache.save_pages_aside(
+        root, session, inputs
+    )  # beside the comparing and writing: see its docstring
     try:
+        # Linked from the last site, not written again: the pages it wrote that were not even read
+        # (incremental.UnchangedFile), and the files made again with the same bytes.
+        made = {path: data for path, data in result.outputs.items() if isinstance(data, bytes)}
+        keep = set(unchanged_files(made, out)) | (result.outputs.keys() - made.keys())
         write_site({path: data for path, data in made.items() if path not in keep}, out, root, sorted(keep))
     finally:
         pages_saved()

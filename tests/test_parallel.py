@@ -65,12 +65,10 @@ def test_chunks_cover_every_item_once_and_shrink_as_the_two_ends_meet():
             covered = sorted(i for taken in theirs + split.mine for i in taken)
             assert covered == list(range(count))
             assert max(len(taken) for taken in theirs + split.mine) <= parallel.CHUNK
-            assert len(theirs[0]) == max(
-                parallel.LEAST_HANDED_OUT, min(parallel.CHUNK, count // (jobs * parallel.CHUNKS_PER_JOB))
-            )
+            assert len(theirs[0]) == max(1, min(parallel.CHUNK, count // (jobs * parallel.CHUNKS_PER_JOB)))
             for side in (theirs, split.mine):
                 assert [len(t) for t in side] == sorted((len(t) for t in side), reverse=True)
-            assert len(split.mine[-1]) == 1 and min(len(t) for t in theirs[:-1]) >= parallel.LEAST_HANDED_OUT
+            assert len(split.mine[-1]) == 1 and len(theirs[-1]) == 1  # both ends shrink to one item as they meet
 
 
 def test_what_a_failing_worker_took_is_redone_here():
