@@ -13,6 +13,9 @@ command line, startup included, `--repeat` times each, alternating; each courseg
 (its .coursegen-cache/ removed first); the headline ratios are medians over the pairs; peak memory
 is the largest resident set of any process of a build. Then coursegen's command-line rebuilds: with
 nothing changed, and with one lesson changed (a sentence appended), each reusing the last build.
+After each size's builds, the libraries' own share of such a build is timed in a fresh process
+(importing coursegen, markdown-it-py parsing and rendering the lessons with coursegen's plugins,
+Pygments highlighting their fences) and printed as a floor beside MkDocs' time divided by 4 and 6.
 With --profile, one 200-lesson build (one process, --jobs 1) runs under cProfile and the stages
 and functions that take the most time are printed.
 Serve latency is measured the same way for both servers: append a marked sentence to one
@@ -330,6 +333,77 @@ ONE_BUILD = (
 )
 
 
+# The libraries' own share of a cold build, in a fresh process: importing coursegen, markdown-it-py
+# parsing and rendering every lesson with the plugins coursegen's parser uses (without coursegen's
+# rules, extensions or MathML), and Pygments highlighting every fence (its import and lexers apart:
+# each process of a build pays them once). CPU seconds, printed as JSON.
+LIBRARY_WORK = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+started = time.perf_counter()
+import coursegen.cli
+imports = time.perf_counter() - started
+from markdown_it import MarkdownIt
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.deflist import deflist_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+texts = [file.read_text() for file in sorted(Path(sys.argv[2], "lessons").glob("*.md"))]
+md = MarkdownIt("commonmark", {"typographer": False}).enable(["table", "strikethrough"])
+md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
+md.use(dollarmath_plugin, allow_space=False, allow_digits=False).use(anchors_plugin, min_level=2, max_level=4)
+started = time.process_time()
+fences = []
+for text in texts:
+    tokens = md.parse(text, {})
+    md.renderer.render(tokens, md.options, {})
+    fences += [(t.info.split()[0], t.content) for t in tokens if t.type == "fence" and t.info.strip()]
+markdown = time.process_time() - started
+started = time.process_time()
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+lexers = {name: get_lexer_by_name(name) for name in {name for name, _ in fences}}
+formatter = HtmlFormatter(nowrap=True)
+highlight("x = 1", lexers.get("python") or next(iter(lexers.values())), formatter) if lexers else None
+warm = time.process_time() - started
+started = time.process_time()
+for name, code in fences:
+    highlight(code, lexers[name], formatter)
+print(json.dumps({"imports": imports, "markdown": markdown, "pygments": time.process_time() - started, "warm": warm}))
+"""
+
+
+def library_floor(course: Path, jobs: int) -> dict[str, float]:
+    """Return the libraries' share of a cold build (LIBRARY_WORK) and the wall time it alone needs on
+    `jobs` processes: imports, then the parse and highlighting shared out, each process warming
+    Pygments up once. No coursegen build can be faster while these libraries do this work."""
+    out = subprocess.run(
+        [sys.executable, "-c", LIBRARY_WORK, str(REPO), str(course)], check=True, capture_output=True, text=True
+    )
+    work = json.loads(out.stdout)
+    work["floor"] = work["imports"] + work["warm"] + (work["markdown"] + work["pygments"]) / jobs
+    return work
+
+
+def report_floor(work: dict[str, float], full: dict, jobs: int) -> None:
+    """Print the libraries' floor beside the build and what four and six times MkDocs' speed would need."""
+    mkdocs = statistics.median(r[0] for r in full["mkdocs"])
+    print(f"\n{row('the libraries alone (a floor for the build)', 'seconds')}\n{row('---', '---:')}")
+    print(row("importing coursegen (wall)", f"{work['imports']:.2f}"))
+    print(row("markdown-it-py with coursegen's plugins, parse and render (CPU)", f"{work['markdown']:.2f}"))
+    print(
+        row(
+            "Pygments on every fence (CPU), and its import and lexers once",
+            f"{work['pygments']:.2f}, {work['warm']:.2f}",
+        )
+    )
+    print(row(f"floor on {jobs} processes: imports + warm-up + the rest shared out", f"{work['floor']:.2f}"))
+    print(row("MkDocs' median / 4, and / 6", f"{mkdocs / 4:.2f}, {mkdocs / 6:.2f}"))
+
+
 def in_process_builds(course: Path) -> dict[str, float]:
     """Return seconds for one full build after start-up (fresh process each), with --jobs 1 and 2,
     and for a second build with nothing changed."""
@@ -489,6 +563,8 @@ def main() -> None:
             full = full_builds(commands, course, args.repeat)
             again = rebuilds([*commands["coursegen"][:-1], str(folder / "again")], course, args.repeat)
             report_full(lessons, full, again, (before, load_average()))
+            cores = os.cpu_count() or 1  # coursegen's --jobs default
+            report_floor(library_floor(course, cores), full, cores)
             sys.stdout.flush()
             if args.profile and lessons == 200:
                 print(profile_build(course, folder / "profiled"))
