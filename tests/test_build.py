@@ -187,6 +187,27 @@ def test_the_cycle_collector_is_paused_during_a_build_and_back_after_it(mini_cou
     assert gc.isenabled()
 
 
+def test_a_command_line_build_writes_with_its_objects_frozen_and_unfreezes_them_after(
+    mini_course, tmp_path, monkeypatch
+):
+    import gc
+
+    import coursegen.cli as cli
+
+    seen = []
+    write = cli.write_site
+
+    def watched(*args, **kwargs):
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "write_site", watched)
+    assert cli.main(["--root", str(mini_course), "build", "--out", str(tmp_path / "site")]) == 0
+    # While the site is written, the collector runs, but over what was made since the build alone.
+    assert len(seen) == 1 and seen[0][0] and seen[0][1] > 10_000
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
 def test_a_lesson_saved_with_a_byte_order_mark_builds_like_one_without(mini_course):
     lesson = mini_course / "lessons" / "02-second.md"
     plain = build_site(mini_course).outputs
