@@ -56,6 +56,8 @@ from generated_course import (  # noqa: E402
     write_mkdocs_project,
 )
 
+from coursegen.parallel import default_jobs  # noqa: E402
+
 # A small wrapper process runs the command so that its peak memory and CPU time can be read from
 # getrusage; the wall time is taken inside the wrapper, around the command alone, so the
 # wrapper's own start-up is counted for neither generator.
@@ -367,7 +369,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 lexers = {name: get_lexer_by_name(name) for name in {name for name, _ in fences}}
 formatter = HtmlFormatter(nowrap=True)
-highlight("x = 1", lexers.get("python") or next(iter(lexers.values())), formatter) if lexers else None
+for lexer in lexers.values():  # a lexer compiles its rules on first use
+    highlight("x = 1", lexer, formatter)
 warm = time.process_time() - started
 started = time.process_time()
 for name, code in fences:
@@ -563,8 +566,7 @@ def main() -> None:
             full = full_builds(commands, course, args.repeat)
             again = rebuilds([*commands["coursegen"][:-1], str(folder / "again")], course, args.repeat)
             report_full(lessons, full, again, (before, load_average()))
-            cores = os.cpu_count() or 1  # coursegen's --jobs default
-            report_floor(library_floor(course, cores), full, cores)
+            report_floor(library_floor(course, default_jobs()), full, default_jobs())
             sys.stdout.flush()
             if args.profile and lessons == 200:
                 print(profile_build(course, folder / "profiled"))
