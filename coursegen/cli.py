@@ -11,8 +11,8 @@ from pathlib import Path
 from coursegen import __version__, disk_cache
 from coursegen.errors import ContentError
 from coursegen.parallel import default_jobs
-from coursegen.pipeline import BuildOptions, build_site, collector_paused
-from coursegen.session import command_session
+from coursegen.pipeline import BuildOptions, BuildResult, build_site, collector_paused
+from coursegen.session import Session, command_session
 from coursegen.stages.write import check_output_folder, unchanged_files, write_site
 
 
@@ -119,7 +119,9 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str)
         gc.unfreeze()  # for a caller that goes on (the tests): the build's garbage is collectable again
 
 
-def _write(root: Path, out: Path, command: str, session, inputs, result) -> str:
+def _write(
+    root: Path, out: Path, command: str, session: Session, inputs: disk_cache.Inputs, result: BuildResult
+) -> str:
     """Print the build's warnings and write its site (`check`: nothing) and records; return the line to print."""
     warnings = [warning.format() for warning in result.warnings]
     _print_warnings(warnings)
