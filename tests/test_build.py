@@ -119,10 +119,12 @@ def test_check_writes_nothing(mini_course, capsys):
 
 
 def test_build_replaces_the_previous_site_completely(mini_course, capsys):
-    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0  # the previous site: one coursegen wrote
-    (mini_course / "site" / "stale.html").write_text("old")
+    from coursegen.stages.write import write_site
+
+    # The previous site, one coursegen wrote (its marker lists these), with pages the next one lacks.
+    write_site({"index.html": b"old", "stale.html": b"old", "old/page.html": b"old"}, mini_course / "site")
     assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
-    assert not (mini_course / "site" / "stale.html").exists()
+    assert not (mini_course / "site" / "stale.html").exists() and not (mini_course / "site" / "old").exists()
     assert (mini_course / "site" / "first.html").exists()
 
 

@@ -6,6 +6,7 @@ with `DIR: message` and no traceback, before anything is built.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -16,7 +17,8 @@ import pytest
 from helpers import REPO, clean_env, run_cli
 
 from coursegen.stages import write
-from coursegen.stages.write import MARKER, exchange, remove_leftovers, write_site
+from coursegen.stages.site_marker import marker_bytes
+from coursegen.stages.write import MARKER, check_output_folder, exchange, remove_leftovers, update_site, write_site
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -71,16 +73,141 @@ def test_an_output_folder_outside_the_course_holding_other_files_is_refused(mini
     elsewhere = tmp_path / "shared"
     (elsewhere / "photos").mkdir(parents=True)
     (elsewhere / "photos" / "cat.jpg").write_bytes(b"\xff\xd8")
-    (elsewhere / "a.txt").write_text("a")
-    (elsewhere / "b.txt").write_text("b")
-    (elsewhere / "c.txt").write_text("c")
+    for n in range(11):
+        (elsewhere / f"{n:02}.txt").write_text(str(n))
+    before = snapshot(elsewhere)
     status, _, err = run_cli(capsys, "--root", mini_course, "build", "--out", elsewhere)
     assert status == 1
+    named = ", ".join(f"'{n:02}.txt'" for n in range(10))
     assert err.startswith(
-        f"{elsewhere}: the output folder holds files coursegen did not write ('a.txt', 'b.txt', 'c.txt', …); "
-        "building would delete them\n    hint: choose an empty or new folder"
+        f"{elsewhere}: the output folder holds files coursegen did not write ({named}, and 2 more); "
+        f"building would delete them\n    hint: this folder has no '{MARKER}', the list every site of coursegen "
+        "carries: move what you keep elsewhere first, or choose another folder with --out\n"
+    ), err
+    assert snapshot(elsewhere) == before
+
+
+def build_and_add(capsys, course: Path, out: Path, extra: dict[str, str]) -> None:
+    """Build the course into `out`, then add the user's `extra` files to it."""
+    assert run_cli(capsys, "--root", course, "build", "--out", out)[0] == 0
+    for rel, text in extra.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text)
+
+
+def refused(capsys, course: Path, out: Path) -> tuple[str, str]:
+    """Build into `out`, which must be refused before anything is written; return (message, hint)."""
+    before = snapshot(out)
+    status, out_text, err = run_cli(capsys, "--root", course, "build", "--out", out)
+    assert status == 1 and "Traceback" not in err and "built" not in out_text, err
+    assert err.endswith("\n1 problem(s); nothing was written\n"), err
+    assert snapshot(out) == before and sorted(out.parent.glob(f".{out.name}.*")) == []
+    first, hint = err.splitlines()[:2]
+    assert first.startswith(f"{out}: ") and hint.startswith("    hint: ")
+    return first.removeprefix(f"{out}: "), hint.removeprefix("    hint: ")
+
+
+def test_files_the_user_added_to_a_previous_build_are_named_and_kept(mini_course, capsys):
+    """`--out docs` for GitHub Pages from a branch: the user's CNAME and README.md are not the build's."""
+    docs = mini_course / "docs"
+    build_and_add(capsys, mini_course, docs, {"CNAME": "course.example.org\n", "README.md": "# My site\n"})
+    message, hint = refused(capsys, mini_course, docs)
+    assert message == (
+        "the output folder holds files coursegen did not write ('CNAME', 'README.md'); building would delete them"
     )
-    assert snapshot(elsewhere) == {"photos/cat.jpg": b"\xff\xd8", "a.txt": b"a", "b.txt": b"b", "c.txt": b"c"}
+    assert hint == (
+        f"the build replaces the folder whole and keeps only the files its '{MARKER}' lists: move what you keep "
+        "elsewhere first, or choose another folder with --out"
+    )
+
+
+def test_a_file_added_inside_a_folder_of_the_site_is_named_with_its_path(mini_course, tmp_path, capsys):
+    site = tmp_path / "site"
+    build_and_add(capsys, mini_course, site, {"assets/mine.css": "body {}", "notes/todo.txt": "x"})
+    message, _ = refused(capsys, mini_course, site)
+    assert "('assets/mine.css', 'notes/')" in message
+
+
+def test_a_clone_of_a_gh_pages_branch_keeps_its_git_folder(mini_course, tmp_path, capsys):
+    """The branch was pushed from a previous build, marker and all; the clone adds .git/."""
+    clone = tmp_path / "gh-pages"
+    build_and_add(capsys, mini_course, clone, {".git/HEAD": "ref: refs/heads/gh-pages\n", ".git/config": ""})
+    message, _ = refused(capsys, mini_course, clone)
+    assert message == "the output folder holds files coursegen did not write ('.git/'); building would delete them"
+
+
+def test_a_folder_shaped_like_a_site_without_the_marker_is_no_longer_taken_for_one(mini_course, tmp_path, capsys):
+    """The rule of coursegen 0.1 (.nojekyll, sw.js, index.html and assets/ made a site) is retired."""
+    shaped = tmp_path / "www"
+    for rel in (".nojekyll", "sw.js", "index.html", "assets/site.css", "thesis.pdf", "blog/post.html"):
+        (shaped / rel).parent.mkdir(parents=True, exist_ok=True)
+        (shaped / rel).write_text(rel)
+    message, hint = refused(capsys, mini_course, shaped)
+    assert message == (
+        "the output folder holds files coursegen did not write ('.nojekyll', 'assets/', 'blog/', 'index.html', "
+        "'sw.js', 'thesis.pdf'); building would delete them"
+    )
+    assert hint.startswith(f"this folder has no '{MARKER}'")
+
+
+def _link_to_a_good_marker(marker: Path) -> None:
+    elsewhere = marker.parent.parent / "elsewhere"
+    elsewhere.write_bytes(marker_bytes(["index.html", "notes.txt"]))
+    marker.symlink_to(elsewhere)
+
+
+def _edited_list(marker: Path) -> None:
+    marker.write_bytes(marker_bytes(["index.html"]).replace(b'"index.html"', b'"index.html",\n  "notes.txt"'))
+
+
+MARKERS = {
+    "an empty file": (lambda marker: marker.write_bytes(b""), "is empty"),
+    "a folder": (lambda marker: marker.mkdir(), "is a folder, not the file a build writes"),
+    "a link to a good marker": (_link_to_a_good_marker, "is a link, not the file a build writes"),
+    "a FIFO": (os.mkfifo, "is not a regular file, not the file a build writes"),
+    "a list edited by hand": (_edited_list, "is not one a build wrote: its list of files does not verify"),
+    "text that is no list": (lambda marker: marker.write_bytes(b"mine\n"), "is not one a build wrote"),
+}
+
+
+@pytest.mark.parametrize("kind", list(MARKERS))
+def test_a_marker_that_is_not_a_verified_file_is_refused(kind, mini_course, tmp_path, capsys):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("a page")
+    (site / "notes.txt").write_text("the user's notes")
+    make, expect = MARKERS[kind]
+    make(site / MARKER)
+    message, hint = refused(capsys, mini_course, site)
+    assert message.startswith(f"the output folder's marker '{MARKER}' {expect}"), message
+    assert message.endswith("so the folder is not known to hold only what coursegen wrote")
+    assert hint.startswith("if nothing in the folder is yours, delete the folder and build again")
+
+
+def test_an_unreadable_marker_is_refused(mini_course, tmp_path, capsys, monkeypatch):
+    site = tmp_path / "site"
+    build_and_add(capsys, mini_course, site, {})
+    real_open = os.open
+
+    def denied(path, flags, *args, **kwargs):  # as for a user without read permission (root has it always)
+        if str(path).endswith(MARKER):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)
+    message, _ = refused(capsys, mini_course, site)
+    assert message.startswith(f"the output folder's marker '{MARKER}' cannot be read (Permission denied)")
+
+
+def test_the_marker_of_coursegen_0_1_says_to_delete_the_folder(mini_course, tmp_path, capsys):
+    site = tmp_path / "site"
+    build_and_add(capsys, mini_course, site, {})
+    (site / MARKER).write_bytes(
+        b"coursegen wrote this folder and replaces it whole on every build: keep nothing else in it.\n"
+    )
+    message, hint = refused(capsys, mini_course, site)
+    assert message.startswith(f"the output folder's marker '{MARKER}' is an earlier coursegen's")
+    assert hint.startswith("if nothing in the folder is yours, delete the folder and build again")
 
 
 def test_new_empty_and_earlier_sites_are_built_into(mini_course, tmp_path, capsys):
@@ -89,14 +216,35 @@ def test_new_empty_and_earlier_sites_are_built_into(mini_course, tmp_path, capsy
     for out in (tmp_path / "new" / "deeper", empty, mini_course / "public"):
         assert run_cli(capsys, "--root", mini_course, "build", "--out", out)[0] == 0
         assert (out / MARKER).is_file() and (out / "index.html").is_file()
-    again = run_cli(capsys, "--root", mini_course, "build", "--out", empty)  # its own site, marked
-    assert again[0] == 0, again[2]
-    unmarked = tmp_path / "unmarked"  # a site written before the marker existed
-    shutil.copytree(empty, unmarked)
-    (unmarked / MARKER).unlink()
-    (unmarked / "stale.html").write_text("old")
-    assert run_cli(capsys, "--root", mini_course, "build", "--out", unmarked)[0] == 0
-    assert not (unmarked / "stale.html").exists() and (unmarked / MARKER).is_file()
+    # A page the next site no longer has: the folder is replaced whole, and silently.
+    first = mini_course / "lessons" / "01-first.md"
+    first.write_text(first.read_text().replace(" See [the second lesson](02-second.md#details).", ""))
+    (mini_course / "lessons" / "02-second.md").unlink()
+    config = mini_course / "course.yaml"
+    config.write_text(config.read_text().replace("  - slug: second\n    part: Part one\n", ""))
+    status, _, err = run_cli(capsys, "--root", mini_course, "build", "--out", empty)
+    assert status == 0 and err == "", err
+    assert not (empty / "second.html").exists() and (empty / "first.html").is_file()
+
+
+def test_the_marker_lists_exactly_the_files_of_the_site(mini_course, tmp_path):
+    from coursegen.pipeline import build_site
+
+    outputs = build_site(mini_course).outputs
+    write_site(outputs, tmp_path / "site")
+    record = json.loads((tmp_path / "site" / MARKER).read_bytes())
+    assert record["format"] == "coursegen-site 1" and record["files"] == sorted(outputs)
+    assert check_output_folder(tmp_path / "site", mini_course) == []
+
+
+def test_serves_updates_keep_the_marker_listing_what_the_folder_holds(tmp_path):
+    """serve --out writes only what changed: the marker follows, so a later build still replaces the folder."""
+    site = tmp_path / "site"
+    first = {"index.html": b"1", "a/old.html": b"old"}
+    write_site(first, site)
+    update_site({"index.html": b"2", "b/new.html": b"new"}, first, site)
+    assert json.loads((site / MARKER).read_bytes())["files"] == ["b/new.html", "index.html"]
+    assert check_output_folder(site, tmp_path / "course") == []
 
 
 def test_the_marker_is_the_only_file_beyond_the_outputs(mini_course, tmp_path, capsys):
@@ -118,7 +266,7 @@ def test_a_site_of_many_files_is_written_by_threads_exactly_and_world_readable(t
         write_site(outputs, tmp_path / "site")
     finally:
         os.umask(previous)
-    assert snapshot(tmp_path / "site") == {**outputs, MARKER: write.MARKER_TEXT}
+    assert snapshot(tmp_path / "site") == {**outputs, MARKER: marker_bytes(outputs)}
     modes = {(tmp_path / "site" / path).stat().st_mode & 0o777 for path in outputs}
     assert modes == {0o644}
 
@@ -137,7 +285,7 @@ def test_a_write_that_fails_in_one_thread_leaves_the_previous_site_and_no_stagin
     with pytest.raises(write.ContentError) as refused:
         write_site({f"page-{n}.html": b"new" for n in range(3 * write.MIN_THREADED)}, site)
     assert "No space left on device" in str(refused.value) and "page-77.html" in str(refused.value)
-    assert snapshot(site) == {"index.html": b"the last good site", MARKER: write.MARKER_TEXT}
+    assert snapshot(site) == {"index.html": b"the last good site", MARKER: marker_bytes(["index.html"])}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
@@ -168,7 +316,11 @@ def test_without_an_atomic_exchange_two_renames_still_give_the_new_site(tmp_path
     write_site({"index.html": b"one"}, site)
     monkeypatch.setattr(write, "exchange", lambda a, b: False)  # as on a system without renameat2
     write_site({"index.html": b"two", "more.html": b"3"}, site)
-    assert snapshot(site) == {"index.html": b"two", "more.html": b"3", MARKER: write.MARKER_TEXT}
+    assert snapshot(site) == {
+        "index.html": b"two",
+        "more.html": b"3",
+        MARKER: marker_bytes(["index.html", "more.html"]),
+    }
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 

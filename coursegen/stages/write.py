@@ -2,11 +2,13 @@
 
 The output folder is replaced whole, so it must be one that coursegen made: `check_output_folder`
 refuses the course itself, a folder holding it, one inside a source folder and one holding files
-coursegen did not write, before anything is built. Each site carries MARKER to say it is ours.
+coursegen did not write, before anything is built. Each site carries MARKER, which lists every file
+the build wrote (site_marker.py): a folder holding anything else is not replaced.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
@@ -19,19 +21,16 @@ from stat import S_ISREG
 
 from coursegen.errors import ContentError, Problem
 from coursegen.paths import COURSE_INPUTS, climbs_out
+from coursegen.stages.site_marker import MARKER, UnverifiedMarker, foreign_entries, listed_files, marker_bytes, named
 
 # The site is for a web server to read: files 0644 and folders 0755 whatever the umask (077 would make
 # them 0600, which a server running as another user cannot read).
 FILE_MODE, FOLDER_MODE = 0o644, 0o755
 
-# Written into every site (not one of the build's outputs, so no page or count changes): a folder that
-# holds it may be replaced by the next build. Like Sphinx's .buildinfo, it says who owns the folder.
-MARKER = ".coursegen-site"
-MARKER_TEXT = b"coursegen wrote this folder and replaces it whole on every build: keep nothing else in it.\n"
+# MARKER is written into every site (not one of the build's outputs, so no page, list or count names
+# it): like Sphinx's .buildinfo it says who owns the folder, and it lists what the build wrote there.
 # Folders of a course the build reads besides COURSE_INPUTS, and what no build may ever replace.
 OTHER_SOURCES = ("extensions", ".git", ".coursegen-cache", "node_modules")
-# A site of coursegen 0.1.0, made before MARKER existed, holds all of these.
-UNMARKED_SITE = (".nojekyll", "sw.js", "index.html", "assets")
 
 
 def check_output_folder(site: Path, root: Path) -> list[Problem]:
@@ -56,31 +55,38 @@ def check_output_folder(site: Path, root: Path) -> list[Problem]:
 
 
 def _foreign_contents(site: Path, shown: str) -> list[Problem]:
-    """Return a problem when `site` holds something the build did not write (empty and new folders are fine)."""
+    """Return a problem when `site` holds anything its marker does not list, or a marker that does not
+    verify (a new folder, an empty one and a link to be replaced are fine)."""
     if site.is_symlink() or not os.path.lexists(site):
         return []
     if not site.is_dir():
         return [Problem(shown, 0, 0, "the output folder is a file", "remove it, or choose another folder with --out")]
     try:
-        names = sorted(entry.name for entry in os.scandir(site))
+        with os.scandir(site) as listing:
+            if next(listing, None) is None:
+                return []
+        listed = listed_files(site)
+        foreign = foreign_entries(site, listed or set())
+    except UnverifiedMarker as unverified:
+        return [Problem(shown, 0, 0, unverified.message, unverified.hint)]
     except OSError as err:
         return [Problem(shown, 0, 0, f"cannot read the output folder: {err.strerror}")]
-    if not names or MARKER in names or all(name in names for name in UNMARKED_SITE):
+    if not foreign:
         return []
-    listed = ", ".join(repr(name) for name in names[:3]) + (", …" if len(names) > 3 else "")
+    message = f"the output folder holds files coursegen did not write ({named(foreign)}); building would delete them"
+    hint = (
+        f"the build replaces the folder whole and keeps only the files its '{MARKER}' lists: "
+        if listed is not None
+        else f"this folder has no '{MARKER}', the list every site of coursegen carries: "
+    )
     return [
-        Problem(
-            shown,
-            0,
-            0,
-            f"the output folder holds files coursegen did not write ({listed}); building would delete them",
-            "choose an empty or new folder with --out, or empty this one yourself if nothing in it is needed",
-        )
+        Problem(shown, 0, 0, message, hint + "move what you keep elsewhere first, or choose another folder with --out")
     ]
 
 
 def write_site(outputs: dict[str, bytes], site: Path, root: Path | None = None, keep=()) -> None:
-    """Replace `site` with exactly `outputs` (and MARKER); on any failure the previous site stays as it was.
+    """Replace `site` with exactly `outputs` (and MARKER, which lists them and `keep`); on any failure the
+    previous site stays as it was.
 
     `keep` names files of the current `site` that go into the new one as they are (the caller knows
     their bytes are this build's: see unchanged_files); they are hard-linked into the staging
@@ -134,7 +140,7 @@ def _replace(outputs: dict[str, bytes], site: Path, keep: tuple[str, ...] = ()) 
             folder.chmod(FOLDER_MODE)
         for rel in keep:
             _carry(site / rel, staging / rel)
-        write_files(staging, {**outputs, MARKER: MARKER_TEXT})
+        write_files(staging, {**outputs, MARKER: marker_bytes([*outputs, *keep])})
         if not os.path.lexists(site):
             staging.rename(site)
         elif exchange(staging, site):  # one step: site/ is never missing, and staging now holds the old site
@@ -294,19 +300,34 @@ def unchanged_files(outputs: dict[str, bytes], site: Path) -> list[str]:
 
 
 def update_site(outputs: dict[str, bytes], previous: dict[str, bytes], site: Path) -> list[str]:
-    """Write only the files that changed since `previous` and delete vanished ones; return the paths of both."""
+    """Write only the files that changed since `previous` and delete vanished ones; return the paths of both.
+
+    When files come or go, MARKER lists both sets while they are written, then only `outputs`: a serve
+    killed in between leaves a folder the next build still knows as its own."""
     changed = [rel for rel, data in outputs.items() if previous.get(rel) != data]
     check_site_paths({rel: outputs[rel] for rel in changed})  # the others were checked when first written
+    moved = outputs.keys() != previous.keys()
+    if moved:
+        _replace_file(site / MARKER, marker_bytes(outputs.keys() | previous.keys()))
     for rel in changed:
-        target = site / rel
         for up in reversed(PurePosixPath(rel).parents):
             if not (site / up).is_dir():
                 (site / up).mkdir()
                 (site / up).chmod(FOLDER_MODE)
-        tmp = target.with_name(target.name + ".tmp")
-        _write_file(tmp, outputs[rel])
-        tmp.replace(target)
+        _replace_file(site / rel, outputs[rel])
     gone = sorted(previous.keys() - outputs.keys())
     for rel in gone:
         (site / rel).unlink(missing_ok=True)
+    for up in reversed(site_folders(gone)):  # deepest first: a folder left empty is no longer the build's
+        with contextlib.suppress(OSError):  # not empty: other files of the site are still in it
+            (site / up).rmdir()
+    if moved:
+        _replace_file(site / MARKER, marker_bytes(outputs))
     return changed + gone
+
+
+def _replace_file(target: Path, data: bytes) -> None:
+    """Write `target` whole under another name, then rename it into place (a reader never sees half)."""
+    tmp = target.with_name(target.name + ".tmp")
+    _write_file(tmp, data)
+    tmp.replace(target)
