@@ -9,7 +9,8 @@ good save recovers.
 As with `mkdocs serve`, the site is built into a temporary folder of its own, removed when serve
 stops (Ctrl-C, `kill`, a closed terminal): the course's `site/` (what `build` made for publishing) is
 never touched, unless `--out` names the folder to serve from. A serve that could not clean up (killed
-with SIGKILL, the machine lost power) leaves its folder behind; the next one removes it.
+with SIGKILL, the machine lost power) leaves its folder behind; the next one removes it once no
+process holds its lock (temp_site.py).
 """
 
 from __future__ import annotations
@@ -18,12 +19,8 @@ import dataclasses
 import functools
 import gc
 import http.server
-import os
-import re
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -36,16 +33,13 @@ from coursegen.errors import ContentError
 from coursegen.extensions import built_in_extensions
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve import livereload, reload
+from coursegen.serve.temp_site import TemporarySite, make_temporary_site, remove_abandoned_sites
 from coursegen.serve.watch import watch_changes
 from coursegen.session import command_session
-from coursegen.stages.write import check_output_folder, process_running, update_site, write_site
+from coursegen.stages.write import check_output_folder, update_site, write_site
 
 CRASHED = "the build crashed (a bug, not your text): see the terminal"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-# The temporary output folder's name holds the pid of the serve that made it, so that a later serve
-# can tell a folder left by a dead one (remove_abandoned_sites) from one still in use.
-SITE_PREFIX = "coursegen-serve-"
-ABANDONED = re.compile(rf"^{SITE_PREFIX}(\d+)-[A-Za-z0-9_]+$")
 MAX_PATH = 4096  # longer request paths name no file of a site (and some would fail as file names)
 
 
@@ -204,9 +198,13 @@ class LiveServer:
         """`out`: the folder to build into and serve from (default: a temporary one, removed by stop)."""
         self.root = root
         self.own_site = out is None
+        self.temporary: TemporarySite | None = None
         if out is None:
             remove_abandoned_sites()
-        self.site = Path(tempfile.mkdtemp(prefix=f"{SITE_PREFIX}{os.getpid()}-")) if out is None else out.resolve()
+            self.temporary = make_temporary_site()  # locked until stop, so no other serve removes it
+            self.site = self.temporary.site
+        else:
+            self.site = out.resolve()
         self.options = dataclasses.replace(options, serve_mode=True)
         self.cache = command_session(root)
         self.outputs: dict[str, bytes] | None = None
@@ -339,28 +337,9 @@ class LiveServer:
 
     def _remove_own_site(self) -> None:
         """Remove the temporary output folder (a folder given with --out stays)."""
-        if self.own_site:
-            shutil.rmtree(self.site, ignore_errors=True)
-
-
-def remove_abandoned_sites(folder: Path | None = None) -> list[Path]:
-    """Remove the temporary sites that serves no longer running left in `folder` (the system's temporary
-    folder); return them. A serve stopped by SIGKILL cannot remove its own, and a large course's is
-    hundreds of megabytes: left to pile up, they filled this project's test machine."""
-    folder = Path(tempfile.gettempdir()) if folder is None else folder
-    removed = []
-    try:
-        entries = sorted(folder.glob(f"{SITE_PREFIX}*"))
-    except OSError:
-        return []
-    for entry in entries:
-        match = ABANDONED.match(entry.name)
-        if not match or int(match.group(1)) == os.getpid():  # not a serve's, or this process's own (still serving)
-            continue
-        if entry.is_dir() and not entry.is_symlink() and not process_running(int(match.group(1))):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry)
-    return removed
+        if self.temporary is not None:
+            self.temporary.remove()
+            self.temporary = None
 
 
 def _stop_like_ctrl_c(signum, frame) -> None:

@@ -318,9 +318,9 @@ def update_site(outputs: dict[str, bytes], previous: dict[str, bytes], site: Pat
     gone = sorted(previous.keys() - outputs.keys())
     for rel in gone:
         (site / rel).unlink(missing_ok=True)
-    for up in reversed(site_folders(gone)):  # deepest first: a folder left empty is no longer the build's
+    for folder in reversed(site_folders(gone)):  # deepest first: a folder left empty is no longer the build's
         with contextlib.suppress(OSError):  # not empty: other files of the site are still in it
-            (site / up).rmdir()
+            (site / folder).rmdir()
     if moved:
         _replace_file(site / MARKER, marker_bytes(outputs))
     return changed + gone
