@@ -17,9 +17,14 @@ from coursegen.stages.write import check_output_folder, unchanged_files, write_s
 
 
 def make_parser() -> argparse.ArgumentParser:
-    """Return the argument parser with one sub-command per task."""
+    """Return the argument parser with one sub-command per task.
+
+    The common options (--root, and for the commands that build --drafts, --strict, --offline, --jobs)
+    are taken before the sub-command and after it alike: `coursegen --root X build` and
+    `coursegen build --root X` are the same command.
+    """
     parser = argparse.ArgumentParser(prog="coursegen", description="Build an interactive course website.")
-    parser.add_argument("--root", type=Path, default=Path("."), help="course folder (default: current)")
+    _common_options(parser, build=True, after=False)
     parser.add_argument("--version", action="version", version=f"coursegen {__version__}")
     sub = parser.add_subparsers(dest="command")
     init = sub.add_parser("init", help="start a new course in DIR (default: the current folder)")
@@ -29,22 +34,7 @@ def make_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate every source without writing anything")
     serve = sub.add_parser("serve", help="build into a folder of its own, serve it on 127.0.0.1 and rebuild on changes")
     for command in (build, check, serve):
-        command.add_argument("--drafts", action="store_true", help="include units marked draft: true")
-        command.add_argument("--strict", action="store_true", help="treat warnings as errors")
-        command.add_argument(
-            "--offline",
-            action="store_true",
-            help="self-host Pyodide (pyodide.path, default node_modules/pyodide) so the "
-            "site needs nothing from the internet",
-        )
-        command.add_argument(
-            "--jobs",
-            type=_jobs,
-            default=None,
-            metavar="N",
-            help=f"processes that parse and render pages; 1 uses no others "
-            f"(default: one per core, {default_jobs()} here)",
-        )
+        _common_options(command, build=True, after=True)
     build.add_argument("--out", type=Path, default=None, help="output folder (default: site/ in the root)")
     serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     serve.add_argument("--no-watch", action="store_true", help="serve without watching for changes")
@@ -59,20 +49,53 @@ def make_parser() -> argparse.ArgumentParser:
     new.add_argument("title", help="the unit's title (quoted)")
     new.add_argument("--slug", default="", help="the unit's slug (default: made from the title)")
     new.add_argument("--part", default="", help="the part of the course it belongs to")
+    for command in (init, new):
+        _common_options(command, build=False, after=True)
     return parser
+
+
+BUILD_OPTIONS = ("drafts", "strict", "offline", "jobs")  # the common options that only building commands take
+
+
+def _common_options(parser: argparse.ArgumentParser, build: bool, after: bool) -> None:
+    """Add the common options to `parser`. After the sub-command (`after`) an option left out leaves no
+    default behind (argparse.SUPPRESS), so that the same option given before the sub-command stands."""
+
+    def default(value):
+        return argparse.SUPPRESS if after else value
+
+    parser.add_argument("--root", type=Path, default=default(Path(".")), help="course folder (default: current)")
+    if not build:
+        return
+    parser.add_argument(
+        "--drafts", action="store_true", default=default(False), help="include units marked draft: true"
+    )
+    parser.add_argument("--strict", action="store_true", default=default(False), help="treat warnings as errors")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        default=default(False),
+        help="self-host Pyodide (pyodide.path, default node_modules/pyodide) so the "
+        "site needs nothing from the internet",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=default(None),
+        metavar="N",
+        help=f"processes that parse and render pages; 1 uses no others (default: one per core, {default_jobs()} here)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command and return the process exit status."""
-    args = make_parser().parse_args(argv)
+    parser = make_parser()
+    args = parser.parse_args(argv)
     root = args.root.resolve()
     command = args.command or "build"
-    options = BuildOptions(
-        drafts=getattr(args, "drafts", False),
-        strict=getattr(args, "strict", False),
-        offline=getattr(args, "offline", False),
-        jobs=getattr(args, "jobs", None),
-    )
+    if command in ("init", "new") and (given := [name for name in BUILD_OPTIONS if getattr(args, name)]):
+        parser.error(f"--{given[0]} applies to build, check and serve, not to {command}")
+    options = BuildOptions(drafts=args.drafts, strict=args.strict, offline=args.offline, jobs=args.jobs)
     if command == "serve":
         from coursegen.serve.server import serve
 
