@@ -167,6 +167,10 @@ MARKERS = {
     "a FIFO": (os.mkfifo, "is not a regular file, not the file a build writes"),
     "a list edited by hand": (_edited_list, "is not one a build wrote: its list of files does not verify"),
     "text that is no list": (lambda marker: marker.write_bytes(b"mine\n"), "is not one a build wrote"),
+    "a file of gigabytes": (  # sparse: its size is seen before anything is read
+        lambda marker: marker.write_bytes(b"") or os.truncate(marker, 4 << 30),
+        "is too large to be a build's",
+    ),
 }
 
 
