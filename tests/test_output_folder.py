@@ -11,13 +11,16 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from helpers import REPO, clean_env, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coursegen.stages import write
-from coursegen.stages.site_marker import marker_bytes
+from coursegen.stages.site_marker import listed_files, marker_bytes
 from coursegen.stages.write import MARKER, check_output_folder, exchange, remove_leftovers, update_site, write_site
 
 
@@ -393,3 +396,12 @@ def test_a_real_full_disk_or_read_only_folder_is_a_message(setup, expect, mini_c
     assert "Traceback" not in done.stderr, done.stderr
     assert f"{out}/site: {expect}" in done.stderr, done.stderr
     assert "status=1" in done.stdout and "same" in done.stdout, done.stdout + done.stderr
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=["Cs"]) | st.sampled_from('"\\,[]\udcff'), min_size=1)))
+def test_the_marker_lists_any_names_and_reads_them_back(names):
+    """Quotes, commas, backslashes, brackets, any script and undecodable bytes (surrogate escapes)."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / MARKER).write_bytes(marker_bytes(names))
+        assert listed_files(Path(folder)) == set(names)

