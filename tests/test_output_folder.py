@@ -398,6 +398,27 @@ def test_a_real_full_disk_or_read_only_folder_is_a_message(setup, expect, mini_c
     assert "status=1" in done.stdout and "same" in done.stdout, done.stdout + done.stderr
 
 
+def test_a_serve_update_cut_short_leaves_a_folder_the_next_build_replaces(tmp_path, monkeypatch):
+    """A serve killed while it writes new files: the marker already lists them (and the old ones)."""
+    site = tmp_path / "site"
+    first = {"index.html": b"1", "a/old.html": b"old"}
+    write_site(first, site)
+    real_open = os.open
+
+    def killed(path, flags, *args, **kwargs):
+        if str(path).endswith("new.html.tmp"):
+            (site / "b" / "new.html").write_bytes(b"half")  # as if the process ended mid-way
+            raise OSError(28, "No space left on device", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", killed)
+    with pytest.raises(OSError):
+        update_site({"index.html": b"2", "b/new.html": b"new"}, first, site)
+    monkeypatch.undo()
+    assert (site / "b" / "new.html").exists() and (site / "a" / "old.html").exists()
+    assert check_output_folder(site, tmp_path / "course") == []
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(st.characters(blacklist_categories=["Cs"]) | st.sampled_from('"\\,[]\udcff'), min_size=1)))
 def test_the_marker_lists_any_names_and_reads_them_back(names):
