@@ -167,7 +167,7 @@ MARKERS = {
     "an empty file": (lambda marker: marker.write_bytes(b""), "is empty"),
     "a folder": (lambda marker: marker.mkdir(), "is a folder, not the file a build writes"),
     "a link to a good marker": (_link_to_a_good_marker, "is a link, not the file a build writes"),
-    "a FIFO": (os.mkfifo, "is not a regular file, not the file a build writes"),
+    "a FIFO": (os.mkfifo, "is a FIFO, socket or device, not the file a build writes"),
     "a list edited by hand": (_edited_list, "is not one a build wrote: its list of files does not verify"),
     "text that is no list": (lambda marker: marker.write_bytes(b"mine\n"), "is not one a build wrote"),
     "a file of gigabytes": (  # sparse: its size is seen before anything is read

@@ -70,7 +70,7 @@ def listed_files(site: Path) -> set[str] | None:
     except OSError as err:
         raise _unverified(f"cannot be read ({err.strerror})") from None
     if not stat.S_ISREG(mode):
-        kind = "a link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        kind = "a link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
         raise _unverified(f"is {kind}, not the file a build writes")
     data = _read(path)
     if data == OLD_MARKER_TEXT:
