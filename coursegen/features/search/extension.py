@@ -85,27 +85,33 @@ class IndexProcess:
         self.process = None
         self.connection = None
         self.sent: dict[str, tuple] = {}  # url → (title, label, PageText) as last sent
+        # close() may come from serve's stopping thread while the index's thread starts the process:
+        # a process made but not yet started cannot be joined, so the two take turns.
+        self.starting = threading.Lock()
 
     def changed_files(self, pages: list[tuple], reply: bool = True) -> dict[str, bytes | None]:
         """Return the index files of `pages` (from indexed_pages) that differ from the last call's,
         None for the files gone (with `reply` false, nothing: the call only sends the pages).
         Raises if the process cannot start or dies."""
-        if self.process is None:  # spawned, not forked: serve runs threads, which a fork must not copy
-            context = multiprocessing.get_context("spawn")
-            self.connection, theirs = context.Pipe()
-            self.process = context.Process(target=_index_process, args=(theirs,), daemon=True)
-            with _ctrl_c_held():
-                self.process.start()
-            theirs.close()
-        assert self.connection is not None
+        with self.starting:
+            if self.process is None:  # spawned, not forked: serve runs threads, which a fork must not copy
+                context = multiprocessing.get_context("spawn")
+                self.connection, theirs = context.Pipe()
+                self.process = context.Process(target=_index_process, args=(theirs,), daemon=True)
+                with _ctrl_c_held():
+                    self.process.start()
+                theirs.close()
+            connection = self.connection
+        if connection is None:
+            raise RuntimeError("the search index was closed")
         changed = {}
         for url, title, label, text in pages:
             last = self.sent.get(url)
             if last is None or last[2] is not text or last[:2] != (title, label):  # kept pages keep their text
                 changed[url] = (title, label, text)
         order = [url for url, *_ in pages]
-        self.connection.send((order, changed, reply))
-        made, answer = self.connection.recv()
+        connection.send((order, changed, reply))
+        made, answer = connection.recv()
         if not made:
             raise RuntimeError(answer)
         self.sent = {url: changed.get(url) or self.sent[url] for url in order}
@@ -113,8 +119,9 @@ class IndexProcess:
 
     def close(self) -> None:
         """End the process (serve stops, or the process failed). Safe from any thread, more than once."""
-        process, connection = self.process, self.connection
-        self.process = self.connection = None
+        with self.starting:
+            process, connection = self.process, self.connection
+            self.process = self.connection = None
         if connection is not None:
             connection.close()  # the process reads the end of its pipe and ends
         if process is not None:

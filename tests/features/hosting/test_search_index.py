@@ -334,3 +334,41 @@ def test_serves_background_index_waits_for_a_pause_in_the_rebuilds():
         assert not waited.is_alive() and time.monotonic() - last >= QUIET_SECONDS
     finally:
         index.close()
+
+
+def test_closing_the_index_while_its_process_starts_waits_for_the_start(monkeypatch):
+    # serve may stop just after its first build, while the index's thread is starting the process:
+    # joining a process made but not started raised "can only join a started process".
+    import multiprocessing.context
+    import threading
+
+    from coursegen.features.search.extension import IndexProcess
+
+    starting, go = threading.Event(), threading.Event()
+    start = multiprocessing.context.SpawnProcess.start
+
+    def held_start(process):
+        starting.set()
+        go.wait()
+        start(process)
+
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", held_start)
+    index, failures = IndexProcess(), []
+
+    def attempt(call):
+        try:
+            call()
+        except Exception as failure:  # noqa: BLE001 - the test collects what each thread raised
+            failures.append((call.__name__, failure))
+
+    indexing = threading.Thread(target=attempt, args=(lambda: index.changed_files([]),))
+    indexing.start()
+    assert starting.wait(60)
+    closing = threading.Thread(target=attempt, args=(index.close,))
+    closing.start()
+    closing.join(0.5)  # the old close() failed here at once; the new one waits for the start
+    go.set()
+    closing.join(60)
+    indexing.join(60)
+    assert not any(name == "close" for name, _ in failures), failures
+    assert index.process is None and index.connection is None
