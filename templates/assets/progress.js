@@ -18,6 +18,15 @@ const isObject = (value) => value !== null && typeof value === "object" && !Arra
 const entries = (value) => (isObject(value) ? Object.entries(value).filter(([key]) => key !== "__proto__") : []);
 export const own = (object, key) => (Object.hasOwn(object, key) ? object[key] : undefined);
 const isDate = (value) => typeof value === "string" && !Number.isNaN(Date.parse(value));
+/** The object a JSON text holds, or {} (for text that does not parse, or holds no object). */
+function parsedObject(text) {
+  try {
+    const value = JSON.parse(text);
+    return isObject(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
 
 export const CORRUPT_SUFFIX = ":corrupt";
 // Where progress was kept before courses had an identity: under the course title (moved on first load).
@@ -173,12 +182,10 @@ function formerRecord(storage, course) {
   const titleKey = course.former.at(-1);
   for (const key of course.former) {
     const text = storage.getItem(key);
-    if (text !== null && (key === titleKey || fromThisCourse(parseOrNull(text) ?? {}, course))) return { key, text };
+    if (text !== null && (key === titleKey || fromThisCourse(parsedObject(text), course))) return { key, text };
   }
   return null;
 }
-
-const parseOrNull = (text) => { try { const value = JSON.parse(text); return isObject(value) ? value : null; } catch { return null; } };
 
 /** Move progress kept under a former key (and the aside copy of the title's key) to `key` when `key` has none,
  * so no learner loses progress to an upgrade or a first `id:`. Storage that cannot write leaves it where it
