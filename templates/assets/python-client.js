@@ -4,7 +4,8 @@
 // failed resumes in the same worker at the stage that failed, and a worker that stops answering is replaced.
 // The page keeps each runtime file and wheel a worker fetched and hands them to its replacement, so the
 // page downloads each once. The client holds no UI text: its errors carry a stage and a cause, which
-// python-failure.js turns into a sentence; its technical reasons, and the worker's, come from the catalogue (worker.*).
+// python-failure.js turns into a sentence; its technical reasons, and the worker's, come from the
+// catalogue (worker.*).
 import { messages, t } from "coursegen/messages.js";
 
 const WORKER_TEXTS = Object.fromEntries(Object.entries(messages).filter(([key]) => key.startsWith("worker.")));
@@ -97,8 +98,8 @@ export class PythonClient extends EventTarget {
         settle(value);
       };
       let current = { stage: "runtime", label: "" };  // the boot stage under way, which a timeout names
-      const late = (ms) => () => this.booting?.reject(pythonError("timeout", t("worker.no_answer", { seconds: ms / 1000 }),
-        { label: current.label, during: current.stage }));
+      const late = (ms) => () => this.booting?.reject(
+        pythonError("timeout", t("worker.no_answer", { seconds: ms / 1000 }), { label: current.label, during: current.stage }));
       const arm = (stage, label = "") => {  // each boot stage has its own time, when there is a limit per stage
         current = { stage, label };
         clearTimeout(stageTimer);
