@@ -174,12 +174,17 @@ def test_an_export_from_before_identities_is_accepted_only_with_this_course_s_ti
 FULL_STORAGE = """Storage.prototype.setItem = function () {
     throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
 };"""
+# What a browser does when the learner has switched storage off for the site: the getter itself throws.
+STORAGE_OFF = """Object.defineProperty(window, "localStorage", {
+    get() { throw new DOMException("Access is denied for this document.", "SecurityError"); },
+});"""
 
 
-def test_storage_that_is_full_is_said_once_in_a_polite_live_region(tmp_path, page_and_watch):
+@pytest.mark.parametrize("refusal", [FULL_STORAGE, STORAGE_OFF], ids=["full", "switched off"])
+def test_storage_that_cannot_save_is_said_once_in_a_polite_live_region(refusal, tmp_path, page_and_watch):
     page, watch = page_and_watch
     site = build(tmp_path / "course")
-    page.add_init_script(FULL_STORAGE)
+    page.add_init_script(refusal)
     with serving(site) as base:
         open_review(page, base + REVIEW)  # the visit itself cannot be saved
         notice = page.locator("[aria-live=polite] > .progress-notice")
