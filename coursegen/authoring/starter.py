@@ -17,6 +17,7 @@ import os
 import re
 import string
 import unicodedata
+import uuid
 from pathlib import Path
 
 from coursegen import __version__
@@ -113,6 +114,7 @@ def init_course(folder: Path, title: str = "") -> list[str]:
     values = {
         "title": markdown_text(title),
         "title_yaml": json.dumps(title, ensure_ascii=False),
+        "course_id": str(uuid.uuid4()),  # learners' progress is stored under it (docs/reviews.md)
         "version": __version__,
         "pyodide_version": PyodideConfig().version,
     }

@@ -23,6 +23,9 @@ BASE_URL = re.compile(
     r"(?:/[A-Za-z0-9._~!$&()*+=:@%/-]*)?$"
 )
 PORT = re.compile(r"^https?://(?:\[[^\]]*\]|[^/:]*)(?::(\d+))?")  # of a base_url that BASE_URL matched
+# `id:` keys the learners' progress in their browsers (templates/assets/progress.js): plain characters only,
+# so it reads the same in a storage key, a JSON export and a page's data block.
+COURSE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class CourseConfig:
     """The validated contents of course.yaml."""
 
     title: str
+    id: str = ""  # the course's identity for learners' stored progress; "" derives it from the site's address
     description: str = ""
     base_url: str = ""
     language: str = "en"
@@ -126,6 +130,7 @@ TOP = Schema(
     CONFIG_NAME,
     {
         "title": str,
+        "id": str,
         "description": str,
         "base_url": str,
         "language": str,
@@ -220,6 +225,7 @@ def parse_config(
         python.pop("package")
     return CourseConfig(
         title=top.get("title", ""),
+        id=_course_id(top, data, path, problems),
         description=top.get("description", ""),
         base_url=base_url.rstrip("/") + "/" if base_url else "",
         language=top.get("language", "en"),
@@ -234,6 +240,20 @@ def parse_config(
         messages=_messages(top),
         language_line=data.line_of("language") if isinstance(data, LineDict) and "language" in data else 1,
     )
+
+
+def _course_id(top: dict, data: LineDict, path: str, problems: Problems) -> str:
+    """Return `id:`, the course's identity for stored progress, or "" (with a problem) when it is not a plain token."""
+    course_id = top.get("id", "")
+    if "id" in top and not COURSE_ID.match(course_id):
+        problems.error(
+            path,
+            data.line_of("id"),
+            f"id {course_id!r} must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+            "for example: id: bread-basics-2026 (once published, keep it: learners' progress is stored under it)",
+        )
+        return ""
+    return course_id
 
 
 def _messages(top: LineDict) -> tuple[tuple[str, object, int], ...]:

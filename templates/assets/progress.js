@@ -2,6 +2,7 @@
 // and each scored question's review schedule. Missing, old or corrupt storage is never fatal: it
 // is read field by field and anything unexpected is dropped. Storage that cannot be read at all is
 // kept aside, untouched, under CORRUPT_SUFFIX, so the page can say so and the learner can save it.
+// Progress is kept under the course's identity (courseOf), never its title, which an author may correct.
 import { SCORE_LABELS } from "coursegen/constants.js";
 
 export const FORMAT = "coursegen-progress";
@@ -17,17 +18,57 @@ const isObject = (value) => value !== null && typeof value === "object" && !Arra
 const entries = (value) => (isObject(value) ? Object.entries(value).filter(([key]) => key !== "__proto__") : []);
 export const own = (object, key) => (Object.hasOwn(object, key) ? object[key] : undefined);
 const isDate = (value) => typeof value === "string" && !Number.isNaN(Date.parse(value));
-
-export const CORRUPT_SUFFIX = ":corrupt";
-
-/** Return the localStorage key of a course's progress. */
-export function storageKey(course) {
-  return `coursegen:progress:${course}`;
+/** The object a JSON text holds, or {} (for text that does not parse, or holds no object). */
+function parsedObject(text) {
+  try {
+    const value = JSON.parse(text);
+    return isObject(value) ? value : {};
+  } catch {
+    return {};
+  }
 }
 
-/** Return a fresh progress record for a course. */
+export const CORRUPT_SUFFIX = ":corrupt";
+// Where progress was kept before courses had an identity: under the course title (moved on first load).
+const TITLE_KEY_PREFIX = "coursegen:progress:";
+
+/** Return the URL path of the site's root: the folder above assets/, where this module is served from. */
+export function siteRoot() {
+  return new URL("../", import.meta.url).pathname;
+}
+
+/**
+ * Return a page's course: {title, identity, aliases, former}. The identity is `id:` of course.yaml when
+ * it has one, else the site root's URL path (the origin already keeps sites apart; the path tells apart
+ * two courses on one origin, such as two project pages of one GitHub user). `aliases` are identities it
+ * had before (the path, for a course given an `id:` later); `former` the storage keys its progress may
+ * still be under, moved to its own key on first load.
+ */
+export function courseOf({ title, id = "" }, root = siteRoot()) {
+  const byPath = `path:${root}`;
+  const aliases = id ? [byPath] : [];
+  return { title, identity: id ? `id:${id}` : byPath, aliases,
+    former: [...aliases.map(storageKey), TITLE_KEY_PREFIX + title] };
+}
+
+/** Return the localStorage key of a course's progress, by its identity. */
+export function storageKey(identity) {
+  return `coursegen:course:${identity}`;
+}
+
+/** Return whether parsed progress is this course's: by its identity; one of its aliases (another course
+ * may have been served at that address before) or none at all (an export from before identities) also
+ * needs this course's title. */
+export function fromThisCourse(parsed, course) {
+  if (parsed.identity === course.identity) return true;
+  if (typeof parsed.identity === "string" && !course.aliases.includes(parsed.identity)) return false;
+  return parsed.course === course.title;
+}
+
+/** Return a fresh progress record for a course (from courseOf). */
 export function emptyProgress(course, seed = randomSeed()) {
-  return { format: FORMAT, version: VERSION, course, seed, visited: {}, reviews: {}, questions: {} };
+  return { format: FORMAT, version: VERSION, course: course.title, identity: course.identity, seed,
+    visited: {}, reviews: {}, questions: {} };
 }
 
 function randomSeed() {
@@ -76,27 +117,32 @@ function sanitizeCard(card) {
   return out;
 }
 
-/** Return localStorage when this page may use it, else null (private modes, blocked storage). */
+/** Return localStorage when this page may read it, else null (storage switched off or blocked). A full
+ * storage is still returned: what it holds can be read, and each save says whether it could write. */
 export function browserStorage() {
   try {
     const storage = window.localStorage;
-    storage.setItem("coursegen:probe", "1");
-    storage.removeItem("coursegen:probe");
+    storage.getItem("coursegen:probe");
     return storage;
   } catch {
     return null;
   }
 }
 
-/** Return a store over one course's progress; without storage it lasts as long as the page. */
-export function openStore(course, storage = browserStorage()) {
-  const key = storageKey(course);
+/** Return a store over one course's progress (`course` from courseOf); without storage it lasts as long as
+ * the page. `unsaved()` is called once, at the first save that storage refuses (full, switched off). */
+export function openStore(course, storage = browserStorage(), { unsaved = () => {} } = {}) {
+  const key = storageKey(course.identity);
+  moveFormer(storage, key, course);
   const found = read(storage, key, course);
   let data = found.data ?? emptyProgress(course);
   if (found.unreadable) keepAside(storage, key + CORRUPT_SUFFIX, found.unreadable);
   const corrupt = () => { try { return storage?.getItem(key + CORRUPT_SUFFIX) ?? ""; } catch { return ""; } };
+  let told = false;
+  const refused = () => { if (!told) { told = true; unsaved(); } };
   const save = () => {
-    try { storage?.setItem(key, JSON.stringify(data)); } catch { /* full or blocked: keep it in memory */ }
+    if (!storage) { refused(); return; }
+    try { storage.setItem(key, JSON.stringify(data)); } catch { refused(); /* kept in memory for this page */ }
   };
   return {
     get data() { return data; },
@@ -109,14 +155,17 @@ export function openStore(course, storage = browserStorage()) {
     /** The stored progress found unreadable (kept as it was), or "". */
     corruptText: corrupt,
     forgetCorrupt() { try { storage?.removeItem(key + CORRUPT_SUFFIX); } catch { /* blocked */ } },
+    /** Replace the progress with an export's; return "imported", "not_progress" or "other_course"
+     * (another course's export: nothing changes). */
     importText(text) {
       let parsed;
-      try { parsed = JSON.parse(text); } catch { return false; }
+      try { parsed = JSON.parse(text); } catch { return "not_progress"; }
       const clean = sanitize(parsed, course);
-      if (!clean) return false;
+      if (!clean) return "not_progress";
+      if (!fromThisCourse(parsed, course)) return "other_course";
       data = clean;
       save();
-      return true;
+      return "imported";
     },
     due(now) {
       return Object.entries(data.questions)
@@ -127,12 +176,43 @@ export function openStore(course, storage = browserStorage()) {
   };
 }
 
-/** Return {data} from storage (null when there is none), with `unreadable`: the stored text when it
- * is not progress at all (corrupt JSON, another format), so it is not lost when the fresh copy is saved. */
+/** Return {key, text} of the progress this course left under a former key, or null. The title's key is
+ * this course's by its name; an alias's key must hold this course's title. */
+function formerRecord(storage, course) {
+  const titleKey = course.former.at(-1);
+  for (const key of course.former) {
+    const text = storage.getItem(key);
+    if (text !== null && (key === titleKey || fromThisCourse(parsedObject(text), course))) return { key, text };
+  }
+  return null;
+}
+
+/** Move progress kept under a former key (and the aside copy of the title's key) to `key` when `key` has none,
+ * so no learner loses progress to an upgrade or a first `id:`. Storage that cannot write leaves it where it
+ * is, and read() finds it there. */
+function moveFormer(storage, key, course) {
+  try {
+    if (!storage || storage.getItem(key) !== null) return;
+    const titleAside = course.former.at(-1) + CORRUPT_SUFFIX;
+    const aside = storage.getItem(titleAside);
+    if (aside !== null && storage.getItem(key + CORRUPT_SUFFIX) === null) {
+      storage.setItem(key + CORRUPT_SUFFIX, aside);
+      storage.removeItem(titleAside);
+    }
+    const found = formerRecord(storage, course);
+    if (!found) return;
+    storage.setItem(key, found.text);
+    storage.removeItem(found.key);
+  } catch { /* full or blocked */ }
+}
+
+/** Return {data} from storage (null when there is none; under a former key when it could not be moved), with
+ * `unreadable`: the stored text when it is not progress at all (corrupt JSON, another format), so it is not
+ * lost when the fresh copy is saved. */
 function read(storage, key, course) {
   let text = null;
   try {
-    text = storage?.getItem(key);
+    text = storage && (storage.getItem(key) ?? formerRecord(storage, course)?.text);
   } catch {
     return { data: null };  // blocked storage: nothing to keep
   }

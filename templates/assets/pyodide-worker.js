@@ -17,7 +17,8 @@
 //   out  {type: "progress", stage, label, step, total}   a boot stage starts. stage is "runtime",
 //          "package" (label: the package's name) or "course"; stages with nothing to do are left out.
 //   out  {type: "ready"}                                 every stage is done; runs may follow.
-//   out  {type: "failed", stage, label, cause, reason}   a boot stage failed. cause is one of "missing"
+//   out  {type: "failed", stage, label, cause, reason}   a boot stage failed; when a file of another Pyodide package
+//          it needs failed, stage is "package" and label that package's name. cause is one of "missing"
 //          (HTTP 404), "http" (another status), "integrity" (bytes differ from the expected hash),
 //          "unreachable" (network error), "python" (the code raised); reason is the technical detail.
 //   out  {type: "result", id, json}                      run(**params) returned; json is its JSON text.
@@ -41,9 +42,10 @@ const say = (key, values) => texts[key].replace(/\{\{|\}\}|\{(\w+)\}/g, (whole, 
 const done = new Set();  // stages finished in this worker: "runtime", "package:<name>", "course"
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 
-/** A boot stage's failure with its cause (see the protocol above). */
+/** A boot stage's failure with its cause (see the protocol above), and the Pyodide package whose file failed
+ * when it is known (loading ml-dtypes fetches numpy's wheel too: a bad numpy wheel is numpy's failure). */
 class StageError extends Error {
-  constructor(cause, reason) { super(reason); this.cause = cause; }
+  constructor(cause, reason, pkg = "") { super(reason); this.cause = cause; this.package = pkg; }
 }
 
 const networkFetch = self.fetch.bind(self);
@@ -119,7 +121,8 @@ async function diagnose(url, integrity) {
 
 let lockPackages = null;  // the distribution's pyodide-lock.json "packages", read once (Pyodide has read it too)
 
-/** The files (URL and SRI from the lock's sha256) of `names` and what they depend on; a URL stands for itself. */
+/** The files [URL, SRI from the lock's sha256, package name] of `names` and what they depend on; a URL stands
+ * for itself (with no package name). */
 async function filesOf(indexURL, names) {
   lockPackages ??= await fetch(indexURL + "pyodide-lock.json").then((r) => r.json()).then((l) => l.packages)
     .catch(() => null);  // kept only once read: a retry may find it
@@ -131,20 +134,21 @@ async function filesOf(indexURL, names) {
     seen.add(name);
     const entry = lock[name];
     if (entry) {
-      files.push([new URL(entry.file_name, indexURL).href, entry.sha256 ? "sha256-" + toBase64(entry.sha256) : ""]);
+      const sri = entry.sha256 ? "sha256-" + toBase64(entry.sha256) : "";
+      files.push([new URL(entry.file_name, indexURL).href, sri, name]);
       todo.push(...(entry.depends ?? []));
-    } else if (/^[a-z]+:/.test(name)) files.push([name, ""]);
+    } else if (/^[a-z]+:/.test(name)) files.push([name, "", ""]);
   }
   return files;
 }
 
-/** Turn what Pyodide reported about loading `names` into a StageError naming the true cause. */
+/** Turn what Pyodide reported about loading `names` into a StageError naming the true cause and its package. */
 async function explain(config, names, messages) {
   const text = messages.map((message) => message.trim()).join(" ");  // e.g. "… while loading numpy:" "Failed to fetch"
   const urls = [...text.matchAll(/'([a-z]+:[^']+)'/g)].map(([, url]) => url);
-  for (const [url, integrity] of await filesOf(config.indexURL, [...names, ...urls])) {
+  for (const [url, integrity, pkg] of await filesOf(config.indexURL, [...names, ...urls])) {
     const found = await diagnose(url, integrity);
-    if (found) return new StageError(found.cause, say("worker.pyodide_said", { reason: found.message, said: text }));
+    if (found) return new StageError(found.cause, say("worker.pyodide_said", { reason: found.message, said: text }), pkg);
   }
   return new StageError("python", text);
 }
@@ -236,7 +240,8 @@ async function boot(config) {
       done.add(key);
     } catch (error) {
       const known = error instanceof StageError;
-      post({ type: "failed", stage, label, cause: known ? error.cause : "python",
+      const other = known && error.package ? { stage: "package", label: error.package } : { stage, label };
+      post({ type: "failed", ...other, cause: known ? error.cause : "python",
              reason: known ? error.message : String(error?.message ?? error) });
       return;
     }

@@ -3,8 +3,9 @@
 // through a PythonClient. One client starts one worker on first use and keeps it across runs; a boot that
 // failed resumes in the same worker at the stage that failed, and a worker that stops answering is replaced.
 // The page keeps each runtime file and wheel a worker fetched and hands them to its replacement, so the
-// page downloads each once. The client holds no UI text: its errors carry a stage and a cause, which the
-// caller turns into a sentence; its technical reasons, and the worker's, come from the catalogue (worker.*).
+// page downloads each once. The client holds no UI text: its errors carry a stage and a cause, which
+// python-failure.js turns into a sentence; its technical reasons, and the worker's, come from the
+// catalogue (worker.*).
 import { messages, t } from "coursegen/messages.js";
 
 const WORKER_TEXTS = Object.fromEntries(Object.entries(messages).filter(([key]) => key.startsWith("worker.")));
@@ -96,15 +97,17 @@ export class PythonClient extends EventTarget {
         this.booting = null;
         settle(value);
       };
-      const late = (ms, during, label) => () => this.booting?.reject(
-        pythonError("timeout", t("worker.no_answer", { seconds: ms / 1000 }), { label, during }));
+      let current = { stage: "runtime", label: "" };  // the boot stage under way, which a timeout names
+      const late = (ms) => () => this.booting?.reject(
+        pythonError("timeout", t("worker.no_answer", { seconds: ms / 1000 }), { label: current.label, during: current.stage }));
       const arm = (stage, label = "") => {  // each boot stage has its own time, when there is a limit per stage
+        current = { stage, label };
         clearTimeout(stageTimer);
-        if (this.limits.stage) stageTimer = setTimeout(late(this.limits.stage, stage, label), this.limits.stage);
+        if (this.limits.stage) stageTimer = setTimeout(late(this.limits.stage), this.limits.stage);
       };
       this.booting = { resolve: finish(resolve), reject: finish(reject), arm };
       arm("runtime");
-      if (this.limits.boot) bootTimer = setTimeout(late(this.limits.boot, "runtime", ""), this.limits.boot);
+      if (this.limits.boot) bootTimer = setTimeout(late(this.limits.boot), this.limits.boot);
       const packages = typeof this.packages === "function" ? this.packages() : this.packages;
       const { indexURL, integrity = "", wheel = "", module = "" } = this.runtime;
       this.started().postMessage({ type: "boot", indexURL: absolute(indexURL), integrity, packages: [...packages],

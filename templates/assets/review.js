@@ -3,8 +3,8 @@
 // named "coursegen/…" and the page's import map resolves them to their content-hashed files; the
 // question modules load only on pages that have questions.
 import { h } from "coursegen/dom.js";
-import { openStore } from "coursegen/progress.js";
-import { markUnits, showCorrupt, showDue, showNext } from "coursegen/review/marks.js";
+import { courseOf, openStore } from "coursegen/progress.js";
+import { markUnits, showCorrupt, showDue, showNext, unsavedNotice } from "coursegen/review/marks.js";
 
 const config = readConfig();
 
@@ -17,8 +17,9 @@ function readConfig() {
   }
 }
 
-async function start({ course, page }) {
-  const store = openStore(course);
+async function start({ course, id, page }) {
+  const store = openStore(courseOf({ title: course, id: typeof id === "string" ? id : "" }), undefined,
+    { unsaved: unsavedNotice() });
   if (page) store.visit(page);
   const questions = [...document.querySelectorAll("[data-question]")];
   if (page && !questions.length) store.markReview(page, true);  // nothing to answer: reading it is doing it

@@ -3,24 +3,13 @@
 // Each text is made from the page's runtime settings: its Pyodide packages and the course package's name.
 import { t } from "coursegen/messages.js";
 import { PythonClient } from "coursegen/python-client.js";
+import { failureText, showReason, technicalReason } from "coursegen/python-failure.js";
 
 const listed = (names) => new Intl.ListFormat(document.documentElement.lang || "en", { type: "conjunction" }).format(names);
 const STAGE_TEXT = {
   runtime: () => t("live.loading_runtime"),
   package: (config, label) => t("live.loading_package", { package: label }),
   course: (config) => t("live.loading_course", { module: config.module }),
-};
-const SUBJECT = {
-  runtime: () => t("live.the_runtime"),
-  package: (config, label) => t("live.the_package", { package: label }),
-  course: (config) => t("live.the_course_package", { module: config.module }),
-};
-const CAUSE_TEXT = {  // a boot stage's cause (pyodide-worker.js) → its sentence's key
-  missing: "live.cause_missing",
-  http: "live.cause_http",
-  integrity: "live.cause_integrity",
-  unreachable: "live.cause_unreachable",
-  python: "live.cause_python",
 };
 const STAGE_TIMEOUT_MS = 60000;  // per boot stage and per run; a page's runtime JSON may set timeoutMs (tests do)
 
@@ -30,21 +19,6 @@ function readJSON(element) {
 
 function absolute(url) {
   return new URL(url, document.baseURI).href;
-}
-
-/** One plain sentence saying why live Python failed. */
-function failureText(error, config) {
-  if (error.stage === "run") return t("live.raised", { error: error.message });
-  if (error.stage === "worker") return t("live.worker_failed");
-  if (error.stage === "timeout") {
-    return error.during ? t("live.too_long_to_load", { subject: subjectOf(error, config) }) : t("live.too_long_to_answer");
-  }
-  return t(CAUSE_TEXT[error.cause] ?? CAUSE_TEXT.python, { subject: subjectOf(error, config) });
-}
-
-/** What failed to load, in words: "the Python runtime", "the numpy package", "the course's kernels package". */
-function subjectOf(error, config) {
-  return SUBJECT[error.during || error.stage](config, error.label);
 }
 
 /** The baked states of one figure: look one up by its parameters. */
@@ -164,9 +138,7 @@ class WidgetRuntime {
   /** Put the technical reason under the status sentence (and in the console). */
   explain(reason) {
     this.part("live-status").dataset.reason = reason;
-    this.part("live-reason").textContent = reason;
-    this.part("live-detail").hidden = false;
-    console.warn(`${this.figure.id}: live Python: ${reason}`);
+    showReason(this.part("live-detail"), reason, this.figure.id);
   }
 
   /** Draw a result and tell listeners (tests, benchmarks) which it was. */
@@ -216,9 +188,7 @@ class WidgetRuntime {
   /** Say in one sentence why live Python is unavailable; keep (and point the controls at) what is shown. */
   failed(error) {
     const reason = failureText(error, this.config);
-    const label = error.stage === "timeout" && error.during ? subjectOf(error, this.config) : error.label;
-    const stage = [error.stage, label, error.cause].filter(Boolean).join(" ");
-    this.explain(`${stage}: ${error.message}`);
+    this.explain(technicalReason(error, this.config));
     this.status(t(this.shown.how === "baked" ? "live.unavailable_baked" : "live.unavailable_live", { reason }));
     setForm(this.form, this.shown.params);
     this.part("live-run").hidden = true;  // one control after a failure

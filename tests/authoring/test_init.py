@@ -204,3 +204,17 @@ def test_a_package_name_that_python_cannot_import_is_an_error_at_its_line(new_co
     assert status == 1 and err.startswith(
         f"course.yaml:{line}: python package must be a Python name such as 'kernels', found 'my-kernels'"
     ), err
+
+
+def test_init_gives_each_new_course_its_own_id_which_its_pages_carry(new_course, tmp_path, capsys):
+    from coursegen.stages.config import COURSE_ID
+
+    course_id = read_yaml((new_course / "course.yaml").read_text())["id"]
+    assert COURSE_ID.match(course_id)
+    status, _, err = run_cli(capsys, "init", tmp_path / "other", "--title", "Tides: a first course")
+    assert status == 0, err
+    assert read_yaml((tmp_path / "other" / "course.yaml").read_text())["id"] != course_id  # same title, not the same
+    status, _, err = run_cli(capsys, "--root", new_course, "build")
+    assert status == 0, err
+    page = (new_course / "site" / "practice.html").read_text()
+    assert f'"id": "{course_id}"' in page

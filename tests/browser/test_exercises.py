@@ -242,10 +242,19 @@ def test_python_that_cannot_load_is_said_plainly_and_the_learner_can_still_compa
         page.goto(base + "tiles.html")
         page.wait_for_selector("html[data-review=ready]")
         write(page, RIGHT)
+        # one plain sentence, as a widget says it; the technical reason (a URL, "Failed to fetch") on request
         check(
             page,
-            r"^Python is unavailable: Python could not be loaded \(runtime:.*\. "
-            r"Compare your code with the reference solution and score yourself\.$",
+            r"^Python is unavailable: the Python runtime could not be reached \(you may be offline, or its server "
+            r"is blocked\)\. Compare your code with the reference solution and score yourself\.$",
+        )
+        detail = page.locator(f"{Q} [data-live-detail]")
+        expect(detail).to_be_visible()
+        expect(detail.locator("summary")).to_have_text("Technical reason")
+        expect(detail.locator("[data-live-reason]")).to_be_hidden()  # closed until the learner opens it
+        detail.locator("summary").click()
+        expect(detail.locator("[data-live-reason]")).to_have_text(
+            re.compile(r"^runtime unreachable: https://cdn\.jsdelivr\.net/\S+/pyodide\.mjs could not be reached: ")
         )
         answer = page.locator(f"{Q} details[data-answer]")
         assert answer.is_hidden()  # nothing is committed by the failure itself

@@ -8,6 +8,7 @@ the baked one. The numpy stage is checked too: asked for, it fails, and says it 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -132,13 +133,13 @@ def test_one_view_that_fails_to_load_leaves_the_other_widgets_working(site, open
         assert len(watch.errors) == 1 and watch.errors[0].startswith("widget-broken: its view could not be mounted")
 
 
-PROBE = """async ({worker, indexURL, integrity, wheel}) => {
+PROBE = """async ({worker, indexURL, integrity, wheel, packages}) => {
     const w = new Worker(worker, {type: 'module'});
     const log = [];
     const next = () => new Promise(resolve => w.addEventListener('message', e => { log.push(e.data); resolve(e.data); }, {once: true}));
     const until = async (types) => { for (;;) { const m = await next(); if (types.includes(m.type)) return m; } };
     const boot = (packages) => w.postMessage({type: 'boot', indexURL, integrity, packages, wheel, module: 'tally'});
-    boot(['numpy']);
+    boot(packages);
     const first = await until(['failed', 'ready']);
     const firstLog = log.splice(0);
     boot([]);
@@ -151,8 +152,8 @@ PROBE = """async ({worker, indexURL, integrity, wheel}) => {
 }"""
 
 
-def probe(page, base) -> dict:
-    """Boot a worker of the page's own asking for numpy, then for nothing more, then run an entry."""
+def probe(page, base, packages=("numpy",)) -> dict:
+    """Boot a worker of the page's own asking for `packages`, then for nothing more, then run an entry."""
     runtime = json.loads(page.locator("[data-widget-runtime]").text_content())
     return page.evaluate(
         PROBE,
@@ -161,6 +162,7 @@ def probe(page, base) -> dict:
             "indexURL": base + "pyodide/",
             "integrity": runtime["integrity"],
             "wheel": base + runtime["wheel"],
+            "packages": list(packages),
         },
     )
 
@@ -175,6 +177,28 @@ def test_a_package_wheel_that_differs_from_the_lock_file_fails_its_integrity_che
         first = probe(page, base)["first"]
         assert (first["stage"], first["label"], first["cause"]) == ("package", "numpy", "integrity"), first
         assert f"/pyodide/{wheel} does not match its expected hash sha256-" in first["reason"]
+
+
+@pytest.mark.parametrize("damage, cause", [("missing", "missing"), ("corrupt", "integrity")])
+def test_a_bad_numpy_wheel_met_while_loading_ml_dtypes_is_numpy_s_failure(site, tmp_path, open_page, damage, cause):
+    # ml-dtypes depends on numpy, so its stage fetches numpy's wheel too: the failure names the package whose file
+    # failed (#42). The npm runtime ships neither wheel: ml-dtypes gets a stand-in that its lock entry's hash
+    # matches, and numpy's is left out or written wrong.
+    changed = shutil.copytree(site, tmp_path / "site")
+    lock_file = changed / "pyodide" / "pyodide-lock.json"
+    lock = json.loads(lock_file.read_text())
+    stand_in = b"a stand-in for the ml-dtypes wheel"
+    lock["packages"]["ml-dtypes"]["sha256"] = hashlib.sha256(stand_in).hexdigest()
+    lock_file.write_text(json.dumps(lock))
+    (changed / "pyodide" / lock["packages"]["ml-dtypes"]["file_name"]).write_bytes(stand_in)
+    numpy = lock["packages"]["numpy"]["file_name"]
+    if damage == "corrupt":
+        (changed / "pyodide" / numpy).write_bytes(b"not the numpy of the lock file")
+    with serving(changed) as base:
+        page, _watch, _, _ = open_page(base + "square.html")
+        first = probe(page, base, ["ml-dtypes"])["first"]
+        assert (first["stage"], first["label"], first["cause"]) == ("package", "numpy", cause), first
+        assert f"/pyodide/{numpy} " in first["reason"], first["reason"]
 
 
 def test_the_numpy_stage_fails_as_missing_from_the_site_and_a_second_boot_resumes_there(site, open_page):

@@ -6,10 +6,13 @@
 // The code editor (vendored CodeMirror) loads when the learner starts on the code.
 // Without Python (a site whose Pyodide copy lacks a package the exercise needs, said before any run, or a
 // runtime that fails to load) the learner can still unlock the reference, compare, and score themselves.
+// Why Python failed is said as widgets say it (python-failure.js): one plain sentence, and the technical
+// reason in a "Technical reason" disclosure.
 import { SCORE_LABELS } from "coursegen/constants.js";
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
 import { PythonClient } from "coursegen/python-client.js";
+import { failureText, reasonDisclosure, showReason, technicalReason } from "coursegen/python-failure.js";
 import { scoreGroup } from "coursegen/review/recall.js";
 import { dueText } from "coursegen/review/schedule.js";
 
@@ -26,13 +29,9 @@ let shared = null;
 const pythonFor = (spec) => (shared ??= new PythonClient(spec.runtime, () => [...pagePackages].sort(),
   { boot: BOOT_LIMIT_MS, run: RUN_LIMIT_MS }));
 
-/** One sentence saying why Python could not run the learner's code (a run that took too long is said apart). */
-function unavailableText(error) {
-  if (error.stage === "run") return error.message;  // the worker's own report of a failed run
-  if (error.restarted) return t("exercise.restarted");
-  if (error.stage === "timeout") return t("exercise.too_long_to_load");
-  if (error.stage === "worker") return t("exercise.worker_failed");
-  return t("exercise.not_loaded", { reason: `${error.stage}: ${error.message}` });
+/** One plain sentence saying why Python could not run the learner's code (a run that took too long is said apart). */
+function unavailableText(error, runtime) {
+  return error.restarted ? t("exercise.restarted") : failureText(error, runtime);
 }
 
 /** Enhance one exercise; return { restore, reset } for the tally's buttons. */
@@ -54,12 +53,13 @@ export function enhance(question, ctx) {
   const check = h("button", { type: "button", class: "exercise-check" }, t("exercise.check"));
   const restart = h("button", { type: "button", class: "exercise-restart" }, t("exercise.restart"));
   const status = h("p", { class: "exercise-status", role: "status", "aria-live": "polite" });
+  const reason = reasonDisclosure();
   const output = h("pre", { class: "exercise-output", hidden: true });
   const results = h("ul", { class: "exercise-results", hidden: true });
   const compare = h("button", { type: "button", class: "exercise-compare", hidden: true },
     t("exercise.compare"));
   starterBox.after(h("div", { class: "exercise-editor" },
-    keys, h("div", { class: "exercise-buttons" }, run, check, restart), status, compare, output, results));
+    keys, h("div", { class: "exercise-buttons" }, run, check, restart), status, reason, compare, output, results));
   const scores = scoreGroup(question, ctx, {
     label: CHECKED_LABEL,
     again() { store.update(key, { revealed: false, score: undefined, self: undefined }); focusCode(); },
@@ -125,6 +125,7 @@ export function enhance(question, ctx) {
 
   const execute = async (mode) => {
     run.disabled = check.disabled = true;
+    reason.hidden = true;
     status.textContent = mode === "check" ? t("exercise.checking") : t("exercise.running");
     const loading = setTimeout(() => { status.textContent = t("exercise.loading"); }, 400);
     try {
@@ -134,7 +135,10 @@ export function enhance(question, ctx) {
       output.hidden = results.hidden = true;
       if (error.stage === "timeout" && !error.during && !error.restarted) {
         status.textContent = t("exercise.stopped", { seconds: RUN_LIMIT_MS / 1000 });
-      } else offerSelfScore(t("exercise.unavailable", { reason: unavailableText(error) }));
+      } else {
+        offerSelfScore(t("exercise.unavailable", { reason: unavailableText(error, spec.runtime) }));
+        showReason(reason, technicalReason(error, spec.runtime), id);
+      }
       return null;
     } finally {
       clearTimeout(loading);

@@ -1,5 +1,6 @@
 // Progress marks outside the questions: "visited" and "done" on the course map and the progress map,
-// where to go next, the questions due for review (as links), and a word when stored progress was unreadable.
+// where to go next, the questions due for review (as links), and a word when stored progress was unreadable
+// or cannot be saved.
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
 
@@ -60,6 +61,21 @@ export function showCorrupt(store) {
   });
   dismiss.addEventListener("click", () => { store.forgetCorrupt(); note.remove(); });
   document.body.append(note);
+}
+
+/** Return a function that says, in a visible note inside a polite live region, that progress cannot be saved
+ * in this browser. The region is in the page from the start (empty, so it takes no room): a screen reader
+ * announces the note when it appears. */
+export function unsavedNotice() {
+  const region = h("div", { "aria-live": "polite", "data-progress-unsaved": "" });
+  document.body.append(region);
+  return () => {
+    const dismiss = h("button", { type: "button" }, t("progress.dismiss"));
+    const note = h("aside", { class: "progress-notice", "aria-label": t("progress.unsaved_label") },
+      h("p", {}, t("progress.unsaved")), dismiss);
+    dismiss.addEventListener("click", () => note.remove());
+    region.append(note);
+  };
 }
 
 /** Fill the course map's due-for-review section; it stays hidden while nothing is due. */

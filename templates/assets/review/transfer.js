@@ -1,7 +1,11 @@
 // The tally's buttons: reset this page's answers, export all course progress to a JSON file, and
-// import such a file back. Imported files go through the same checks as stored progress.
+// import such a file back. Imported files go through the same checks as stored progress, and another
+// course's export is refused (progress.js, fromThisCourse).
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
+
+// What an import says, by its outcome (progress.js, importText).
+const IMPORTED = { imported: "tally.imported", not_progress: "tally.not_an_export", other_course: "tally.other_course" };
 
 /** Wire the tally's action buttons and show them (they need JavaScript, so start hidden). */
 export function mount(section, ctx) {
@@ -38,11 +42,11 @@ export function mount(section, ctx) {
   input.addEventListener("change", async () => {
     const file = input.files?.[0];
     if (!file) return;
-    const ok = ctx.store.importText(await file.text());
+    const outcome = ctx.store.importText(await file.text());
     input.value = "";
-    if (ok) ctx.reload();
+    if (outcome === "imported") ctx.reload();
     ctx.changed();
-    say(ok ? t("tally.imported") : t("tally.not_an_export"));
+    say(t(IMPORTED[outcome]));
   });
 }
 

@@ -31,28 +31,29 @@ function memoryStorage(initial = {}) {
   return { items, getItem: (k) => items[k] ?? null, setItem: (k, v) => { items[k] = String(v); }, removeItem: (k) => { delete items[k]; } };
 }
 
-const KEY = progress.storageKey("C");
+const C = progress.courseOf({ title: "C" }, "/c/");
+const KEY = progress.storageKey(C.identity);
 const checks = {
   "a unit or question named like an Object.prototype member starts unvisited and unanswered"() {
-    const store = progress.openStore("C", memoryStorage());
+    const store = progress.openStore(C, memoryStorage());
     for (const name of ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"]) {
       assert.deepEqual(store.record(name), {});
     }
     let saved = 0;
     const counting = { ...memoryStorage(), setItem: () => { saved += 1; } };
-    progress.openStore("C", counting).visit("constructor");
+    progress.openStore(C, counting).visit("constructor");
     assert.equal(saved, 1, "visiting 'constructor' records a visit instead of finding one already there");
     const clean = progress.sanitize(JSON.parse('{"format":"coursegen-progress","version":1,' +
-      '"questions":{"__proto__":{"score":"yes"}},"visited":{"__proto__":true}}'), "C");
+      '"questions":{"__proto__":{"score":"yes"}},"visited":{"__proto__":true}}'), C);
     assert.equal(Object.getPrototypeOf(clean.questions), Object.prototype);
-    assert.equal(progress.openStore("C", memoryStorage()).record("toString").score, undefined);
+    assert.equal(progress.openStore(C, memoryStorage()).record("toString").score, undefined);
   },
   "the course map marks no unit slugged like an Object.prototype member in a fresh browser"() {
     const marked = [];
     const item = (unit) => ({ dataset: { unit }, querySelector: () => null, append() {},
       classList: { toggle: (name, on) => { if (on) marked.push(unit); } } });
     const root = { querySelectorAll: () => ["constructor", "toString", "kda"].map(item) };
-    const data = progress.emptyProgress("C");
+    const data = progress.emptyProgress(C);
     data.visited.kda = true;
     // the one DOM call markUnits makes for a marked unit (through dom.js's h)
     globalThis.document = { createElement: () => ({ setAttribute() {}, append() {} }) };
@@ -61,14 +62,14 @@ const checks = {
   },
   "a store saves answers and reads them back"() {
     const storage = memoryStorage();
-    progress.openStore("C", storage).update("r/q", { text: "typed", score: "partly" });
-    assert.deepEqual(progress.openStore("C", storage).record("r/q"), { text: "typed", score: "partly" });
+    progress.openStore(C, storage).update("r/q", { text: "typed", score: "partly" });
+    assert.deepEqual(progress.openStore(C, storage).record("r/q"), { text: "typed", score: "partly" });
   },
   "an exercise's code is kept, exported and imported as text only"() {
-    const first = progress.openStore("C", memoryStorage());
+    const first = progress.openStore(C, memoryStorage());
     first.update("l/ex", { code: "def f(x):\n    return x\n", revealed: true, score: "yes" });
-    const second = progress.openStore("C", memoryStorage());
-    assert.equal(second.importText(first.exportText()), true);
+    const second = progress.openStore(C, memoryStorage());
+    assert.equal(second.importText(first.exportText()), "imported");
     assert.equal(second.record("l/ex").code, "def f(x):\n    return x\n");
     const clean = progress.sanitizeRecord({ code: { evil: true } });
     assert.equal(clean.code, undefined);
@@ -76,34 +77,98 @@ const checks = {
   },
   "corrupt or foreign storage starts afresh"() {
     for (const bad of ["{oops", "[]", '{"format":"coursegen-progress","version":0}', '"text"']) {
-      const store = progress.openStore("C", memoryStorage({ [KEY]: bad }));
+      const store = progress.openStore(C, memoryStorage({ [KEY]: bad }));
       assert.deepEqual(store.data.questions, {});
     }
   },
   "malformed fields are dropped and unsafe urls refused"() {
     const clean = progress.sanitize({ format: "coursegen-progress", version: 1, visited: { a: true, b: "yes" },
       questions: { "r/q": { score: "maybe", url: "javascript:alert(1)", text: 5, choice: -1, card: { due: "soon" } },
-        "r/ok": { score: "no", url: "kda.html#fade-erase-write", revealed: true } } }, "C");
+        "r/ok": { score: "no", url: "kda.html#fade-erase-write", revealed: true } } }, C);
     assert.deepEqual(clean.visited, { a: true });
     assert.deepEqual(clean.questions["r/q"], {});
     assert.deepEqual(clean.questions["r/ok"], { score: "no", url: "kda.html#fade-erase-write", revealed: true });
   },
   "an import that is not a progress export changes nothing"() {
-    const store = progress.openStore("C", memoryStorage());
+    const store = progress.openStore(C, memoryStorage());
     store.update("r/q", { score: "yes" });
-    assert.equal(store.importText('{"format":"other"}'), false);
-    assert.equal(store.importText("not json"), false);
+    assert.equal(store.importText('{"format":"other"}'), "not_progress");
+    assert.equal(store.importText("not json"), "not_progress");
     assert.equal(store.record("r/q").score, "yes");
   },
   "an export imports back into an empty store"() {
-    const first = progress.openStore("C", memoryStorage());
+    const first = progress.openStore(C, memoryStorage());
     first.update("r/q", { text: "answer", score: "no" });
-    const second = progress.openStore("C", memoryStorage());
-    assert.equal(second.importText(first.exportText()), true);
+    const second = progress.openStore(C, memoryStorage());
+    assert.equal(second.importText(first.exportText()), "imported");
     assert.deepEqual(second.data, first.data);
   },
+  "a course is known by its id, else by its site root's path, never by its title"() {
+    assert.equal(progress.courseOf({ title: "T", id: "bread-1" }, "/a/").identity, "id:bread-1");
+    assert.equal(progress.courseOf({ title: "T Renamed", id: "bread-1" }, "/b/").identity, "id:bread-1");
+    assert.equal(progress.courseOf({ title: "T" }, "/a/").identity, "path:/a/");
+    assert.notEqual(progress.storageKey(progress.courseOf({ title: "T" }, "/a/").identity),
+      progress.storageKey(progress.courseOf({ title: "T" }, "/b/").identity));
+    const stored = memoryStorage();
+    progress.openStore(progress.courseOf({ title: "T", id: "x" }, "/a/"), stored).update("r/q", { score: "yes" });
+    const renamed = progress.openStore(progress.courseOf({ title: "New T", id: "x" }, "/a/"), stored);
+    assert.equal(renamed.record("r/q").score, "yes");
+    assert.equal(renamed.data.course, "New T");
+  },
+  "progress kept under the title moves to the course's key once, raw, with its damaged copy"() {
+    const record = JSON.stringify({ format: "coursegen-progress", version: 1, course: "C", questions: { "r/q": { score: "no" } } });
+    const storage = memoryStorage({ "coursegen:progress:C": record, "coursegen:progress:C:corrupt": "{bad" });
+    const store = progress.openStore(C, storage);
+    assert.equal(store.record("r/q").score, "no");
+    assert.equal(storage.items[KEY], record);
+    assert.equal(storage.items[KEY + progress.CORRUPT_SUFFIX], "{bad");
+    assert.deepEqual(Object.keys(storage.items).filter((k) => k.startsWith("coursegen:progress:")), []);
+    storage.items["coursegen:progress:C"] = record.replace("no", "yes");  // an old page wrote it again: ours wins
+    assert.equal(progress.openStore(C, storage).record("r/q").score, "no");
+  },
+  "a course given an id takes over the progress of its address only when that holds its title"() {
+    const mine = JSON.stringify({ format: "coursegen-progress", version: 1, course: "C", identity: "path:/c/",
+      questions: { "r/q": { score: "partly" } } });
+    const withId = progress.courseOf({ title: "C", id: "c-1" }, "/c/");
+    const storage = memoryStorage({ [KEY]: mine });
+    assert.equal(progress.openStore(withId, storage).record("r/q").score, "partly");
+    assert.equal(storage.items[KEY], undefined);
+    const other = memoryStorage({ [KEY]: mine.replace('"course":"C"', '"course":"Another"') });
+    assert.equal(progress.openStore(withId, other).record("r/q").score, undefined);
+    assert.ok(other.items[KEY], "another course's progress stays where it was");
+  },
+  "an export of another course is refused and nothing changes; one from before identities needs the title"() {
+    const here = progress.openStore(C, memoryStorage());
+    here.update("r/q", { score: "yes" });
+    const elsewhere = progress.openStore(progress.courseOf({ title: "C" }, "/other/"), memoryStorage());
+    elsewhere.update("r/q", { score: "no" });
+    const byId = progress.openStore(progress.courseOf({ title: "C", id: "x" }, "/c/"), memoryStorage());
+    assert.equal(here.importText(elsewhere.exportText()), "other_course");
+    assert.equal(here.importText(byId.exportText()), "other_course");
+    assert.equal(here.record("r/q").score, "yes");
+    const old = (course) => JSON.stringify({ format: "coursegen-progress", version: 1, course,
+      questions: { "r/q": { score: "partly" } } });
+    assert.equal(here.importText(old("Another")), "other_course");
+    assert.equal(here.record("r/q").score, "yes");
+    assert.equal(here.importText(old("C")), "imported");
+    assert.equal(here.record("r/q").score, "partly");
+    assert.equal(JSON.parse(here.exportText()).identity, "path:/c/");
+  },
+  "storage that refuses to save is said once, and the progress lasts in memory"() {
+    let told = 0;
+    const full = { ...memoryStorage(), setItem() { throw new DOMException("full", "QuotaExceededError"); } };
+    const store = progress.openStore(C, full, { unsaved: () => { told += 1; } });
+    assert.equal(told, 0, "nothing is said before anything is saved");
+    store.visit("a");
+    store.update("r/q", { score: "yes" });
+    assert.equal(told, 1);
+    assert.equal(store.record("r/q").score, "yes");
+    let blocked = 0;
+    progress.openStore(C, null, { unsaved: () => { blocked += 1; } }).visit("a");
+    assert.equal(blocked, 1, "no storage at all is said too");
+  },
   "questions are due once their date has passed, oldest first"() {
-    const store = progress.openStore("C", memoryStorage());
+    const store = progress.openStore(C, memoryStorage());
     store.update("r/a", { url: "r.html#q-a", prompt: "A", card: { due: "2026-01-03T00:00:00.000Z" } });
     store.update("r/b", { url: "r.html#q-b", prompt: "B", card: { due: "2026-01-02T00:00:00.000Z" } });
     store.update("r/c", { url: "r.html#q-c", prompt: "C", card: { due: "2026-02-01T00:00:00.000Z" } });
@@ -189,7 +254,8 @@ const checks = {
     const whole = new PythonClient(RUNTIME, [], { boot: 50, run: 1000 }, fakeWorker(stages, made));
     const error = await whole.boot().catch((e) => e);
     assert.equal(error.stage, "timeout");
-    assert.equal(error.during, "runtime");
+    assert.equal(error.during, "package", "the stage under way when the whole boot ran out of time");
+    assert.equal(error.label, "numpy");
     assert.equal(made[0].terminated, true, "a boot out of time replaces the worker");
     const slow = new PythonClient(RUNTIME, [], { stage: 20, run: 1000 }, fakeWorker(stages, []));
     const stalled = await slow.boot().catch((e) => e);
