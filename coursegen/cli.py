@@ -59,6 +59,7 @@ def make_parser() -> argparse.ArgumentParser:
     new.add_argument("title", help="the unit's title (quoted)")
     new.add_argument("--slug", default="", help="the unit's slug (default: made from the title)")
     new.add_argument("--part", default="", help="the part of the course it belongs to")
+    new.add_argument("--notebook", action="store_true", help="make it a Jupyter notebook (.ipynb), not Markdown")
     return parser
 
 
@@ -188,7 +189,7 @@ def _new(root: Path, args) -> int:
 
     try:
         _check_new_slug(args.title, args.slug)
-        made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part)
+        made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part, notebook=args.notebook)
     except ContentError as err:
         print(err, file=sys.stderr)
         return 1

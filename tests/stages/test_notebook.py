@@ -108,7 +108,7 @@ def test_front_matter_given_twice_is_an_error_at_cell_1():
 
 def test_an_attachment_is_an_error_at_its_line_in_the_cell():
     cell = new_markdown_cell("Look:\n\n![plot](attachment:plot.png)", attachments={"plot.png": {"image/png": "iVBO"}})
-    (text, cells), problems = read(jupyter_notebook([front(), cell]))
+    (_text, cells), problems = read(jupyter_notebook([front(), cell]))
     assert [p.message for p in problems] == ["cell attachment 'plot.png' is not published"]
     assert cells.place(problems[0].line) == "cell 2, line 3"
 
