@@ -120,8 +120,7 @@ def figure_svg(figure) -> str:
     import matplotlib
 
     buffer = io.StringIO()
-    fixed = {"svg.hashsalt": "coursegen", "svg.fonttype": "path", "svg.image_inline": True}
-    with matplotlib.rc_context(fixed):
+    with matplotlib.rc_context({"svg.hashsalt": "coursegen", "svg.fonttype": "path", "svg.image_inline": True}):
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     if "matplotlib.pyplot" in sys.modules:  # a figure pyplot made stays open, and counted, until closed
         sys.modules["matplotlib.pyplot"].close(figure)
