@@ -8,7 +8,9 @@ JavaScript, assets/widget-view.js with it). run() may return
 - a mapping: a table, one row per key; when every value is itself a mapping, a table whose columns are
   the inner keys (each value written as Python's str() writes it);
 - an object with a `_repr_html_()` method (Jupyter's convention: a pandas DataFrame, or a class of your
-  own): that HTML fragment, which must close what it opens and hold no script, style or event handler;
+  own): that HTML fragment, which must close what it opens and hold no script or event handler; its
+  <style> elements and style attributes are dropped (the pages' Content-Security-Policy allows no inline
+  style: a widget's own style.css styles it);
 - a matplotlib Figure: an inline SVG, the same bytes on every machine (a fixed hash salt, text as
   paths, no date), its element ids prefixed so two figures on a page never share one.
 
@@ -29,8 +31,13 @@ from html.parser import HTMLParser
 KINDS = ("text", "table", "html", "figure")
 SCALARS = (str, int, float, bool, type(None))
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-REFUSED_TAGS = {"script", "style", "iframe", "object", "embed"}  # the page's policy blocks them, or they escape it
+REFUSED_TAGS = {"script", "iframe", "object", "embed"}  # the page's policy blocks them, or they escape it
+HTML_STYLE_ELEMENT = re.compile(r"<style\b[^>]*>.*?</style\s*>", re.S | re.I)
+HTML_STYLE = re.compile(r"""\sstyle\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.I)
 SVG_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
+SVG_STYLE = re.compile(r'\sstyle="([^"]*)"')
+SVG_STYLE_ELEMENT = re.compile(r"\s*<style[^>]*>.*?</style>", re.S)
+SVG_STYLE_RULES = re.compile(r"<style[^>]*>\s*\*\s*\{([^}]*)\}", re.S)
 SVG_ID = re.compile(r'(\bid="|url\(#|href="#)([^")]+)')
 
 
@@ -100,6 +107,7 @@ def checked_html(html) -> str:
     """Return `_repr_html_()`'s fragment, or raise ValueError when the page could not hold it as it is."""
     if not isinstance(html, str):
         raise ValueError(f"run() returned an object whose _repr_html_() gave {type(html).__name__}, not a string")
+    html = HTML_STYLE.sub("", HTML_STYLE_ELEMENT.sub("", html))  # pandas' <style scoped>: the policy blocks it
     found = _Balance()
     found.feed(html)
     found.close()
@@ -126,12 +134,30 @@ def figure_svg(figure) -> str:
         sys.modules["matplotlib.pyplot"].close(figure)
     text = buffer.getvalue()
     text = SVG_METADATA.sub("", text[text.index("<svg") :]).rstrip() + "\n"  # its RDF says nothing a reader needs
+    text = _without_inline_style(text)
     prefix = "mpl-" + hashlib.sha256(text.encode()).hexdigest()[:8] + "-"
     text = SVG_ID.sub(lambda m: m.group(1) + prefix + m.group(2), text)
     titles = [axes.get_title() for axes in figure.axes if axes.get_title()]
     label = "; ".join([figure._suptitle.get_text()] if getattr(figure, "_suptitle", None) else titles)
     shown = ' role="img"' + (f' aria-label="{_attribute(label)}"' if label else "")
     return text.replace("<svg", "<svg" + shown, 1)
+
+
+def _without_inline_style(svg: str) -> str:
+    """Return matplotlib's SVG with its style attributes and <style> rules written as presentation attributes
+    (`fill="#fff"`): the pages' Content-Security-Policy allows no inline style, and SVG's own attributes
+    are no style. Its one rule, `*{stroke-linejoin: round; stroke-linecap: butt}`, goes on the root, whence
+    both properties are inherited."""
+    rules = "".join(SVG_STYLE_RULES.findall(svg))
+    svg = SVG_STYLE_ELEMENT.sub("", svg)
+    svg = SVG_STYLE.sub(lambda m: _declarations(m.group(1)), svg)
+    return svg.replace("<svg", "<svg" + _declarations(rules), 1)
+
+
+def _declarations(css: str) -> str:
+    """Return `a: b; c: d` as ` a="b" c="d"`."""
+    pairs = [part.split(":", 1) for part in css.split(";") if ":" in part]
+    return "".join(f' {name.strip()}="{_attribute(value.strip())}"' for name, value in pairs)
 
 
 def _attribute(text: str) -> str:

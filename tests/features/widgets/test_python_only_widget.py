@@ -133,3 +133,23 @@ def test_present_imports_only_the_standard_library_so_pyodide_runs_it_as_it_is()
     names = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     names |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     assert names == {"__future__", "collections", "hashlib", "html", "io", "re", "sys", "matplotlib"}
+
+
+def test_inline_style_is_dropped_from_html_as_the_pages_policy_would_block_it():
+    class Frame:  # what pandas' DataFrame._repr_html_ gives, in small
+        def _repr_html_(self):
+            return '<div>\n<style scoped>\n.x { color: red }\n</style>\n<table style="width: 1em"><tr><td>1</td></tr></table>\n</div>'
+
+    assert present.present(Frame()) == {
+        "kind": "html",
+        "value": "<div>\n\n<table><tr><td>1</td></tr></table>\n</div>",
+    }
+
+
+def test_a_figure_carries_no_inline_style_so_the_policy_blocks_none_of_it():
+    from matplotlib.figure import Figure  # the plots extra: scripts/requirements-test.txt pins it
+
+    figure = Figure(figsize=(2, 2))
+    figure.subplots().plot([0, 1], [1, 0])
+    svg = present.present(figure)["value"]
+    assert "style" not in svg and 'stroke-linejoin="round"' in svg.split(">")[0] and 'fill="#ffffff"' in svg
