@@ -17,9 +17,9 @@ def run(tile):
         margin = overflow.margin_nats(g_min, tile)
         label = f"g_min = −{abs(g_min)}" + (" (K3)" if g_min == K3_FLOOR else "")
         rows[label] = {
-            "worst decay": f"{overflow.worst_log_decay(g_min, tile):.0f} nats",
-            "margin": f"{'+' if margin >= 0 else '−'}{abs(margin):.2f} nats",
+            "worst decay (nats)": f"{overflow.worst_log_decay(g_min, tile):.0f}",
+            "margin (nats)": f"{'+' if margin >= 0 else '−'}{abs(margin):.2f}",
             "fits in BF16": "yes" if overflow.fits(g_min, tile) else "no",
-            "longest tile that fits": f"{overflow.largest_safe_tile(g_min)} tokens",
+            "longest tile that fits (tokens)": str(overflow.largest_safe_tile(g_min)),
         }
     return rows
