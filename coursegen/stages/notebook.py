@@ -27,6 +27,7 @@ MAX_CELLS = 1000  # a lesson longer than this is several lessons
 MAX_OUTPUT_CHARS = 10_000_000  # stored output one cell may hold (ignored, but read and kept while serving)
 SIMPLE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 ATTACHMENT = re.compile(r"\]\(\s*<?attachment:([^)\s>]*)")
+ATTACHMENT_USE = re.compile(r"!?\[([^\]]*)\]\(\s*<?attachment:[^)]*\)")
 METADATA = "notebook metadata 'coursegen'"
 CLEAR_HINT = "clear the outputs (Jupyter: Edit → Clear Outputs of All Cells) and save: the build makes its own"
 
@@ -92,6 +93,16 @@ def read_notebook(shown: str, raw: str, problems: Problems) -> tuple[str, CellLi
         return None
     text = _Text()
     cells = data["cells"]
+    language = _language(data)
+    if language not in ("", "python") and any(c["cell_type"] == "code" and _source(c).strip() for c in cells):
+        problems.error(
+            shown,
+            1,
+            f"this notebook's kernel runs {language}, and a lesson's code cells run in Python",
+            "make it a Python notebook (Kernel → Change Kernel), or turn its code cells into markdown",
+            where="notebook metadata 'kernelspec'",
+        )
+        return None
     front = _front_matter(shown, data, problems)
     if front is not None:
         text.add(["---", *front, "---", ""], 0)
@@ -107,6 +118,13 @@ def read_notebook(shown: str, raw: str, problems: Problems) -> tuple[str, CellLi
     for number, cell in enumerate(cells[first:], first + 1):
         _add_cell(shown, number, cell, text, problems)
     return "\n".join(text.lines).rstrip("\n") + "\n", text.cell_lines()
+
+
+def _language(data: dict) -> str:
+    """Return the language the notebook's kernel runs, lowercase ("" when the metadata does not say)."""
+    metadata = data.get("metadata") or {}
+    named = (metadata.get("kernelspec") or {}).get("language") or (metadata.get("language_info") or {}).get("name")
+    return str(named or "").lower()
 
 
 def _notebook_data(shown: str, raw: str, problems: Problems) -> dict | None:
@@ -254,6 +272,7 @@ def _add_cell(shown: str, number: int, cell: dict, text: _Text, problems: Proble
                     f"cell attachment '{found.group(1)}' is not published",
                     f"save the image as a file beside {shown} and link it by name, e.g. ![plot]({found.group(1)})",
                 )
+        lines = [ATTACHMENT_USE.sub(r"\1", line) for line in lines]  # its alt text: no follow-on "not found"
         text.add(lines, number, 1)
     else:
         fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", source)), default=0))

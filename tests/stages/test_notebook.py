@@ -44,7 +44,10 @@ def plot_output():
 def every_kind_of_cell() -> list:
     return [
         front(),
-        new_markdown_cell("## Details\n\nBack to [the table](01-first.md#a-table-and-math).\n\n::: note\nKept.\n:::"),
+        new_markdown_cell(
+            "## Details\n\nBack to [the table](01-first.md#a-table-and-math).\n\n::: note\nKept.\n:::\n\n"
+            "Ceiling: {calc}`overflow.BF16_MAX_LOG | .2f | = 88.72`."
+        ),
         new_code_cell(
             "x = 2\nx ** 2",
             execution_count=7,
@@ -69,6 +72,7 @@ def test_a_notebook_becomes_front_matter_markdown_and_code_cell_fences():
     assert text == (
         "---\ntitle: Second lesson\nsummary: From a notebook.\n---\n\n"
         "## Details\n\nBack to [the table](01-first.md#a-table-and-math).\n\n::: note\nKept.\n:::\n\n"
+        "Ceiling: {calc}`overflow.BF16_MAX_LOG | .2f | = 88.72`.\n\n"
         '```{code-cell} python\n:tags: [hide-input, "my tag"]\nx = 2\nx ** 2\n```\n\n'
         "Text with ```` a fence ```` inside.\n\n"
         "````{code-cell} python\nprint('```')\n````\n"
@@ -108,9 +112,19 @@ def test_front_matter_given_twice_is_an_error_at_cell_1():
 
 def test_an_attachment_is_an_error_at_its_line_in_the_cell():
     cell = new_markdown_cell("Look:\n\n![plot](attachment:plot.png)", attachments={"plot.png": {"image/png": "iVBO"}})
-    (_text, cells), problems = read(jupyter_notebook([front(), cell]))
+    (text, cells), problems = read(jupyter_notebook([front(), cell]))
     assert [p.message for p in problems] == ["cell attachment 'plot.png' is not published"]
     assert cells.place(problems[0].line) == "cell 2, line 3"
+    assert text.endswith("Look:\n\nplot\n")  # its alt text: no follow-on problem about a missing image
+
+
+def test_a_notebook_of_another_language_is_refused_at_its_kernelspec():
+    julia = {"display_name": "Julia 1.10", "language": "julia", "name": "julia-1.10"}
+    found, problems = read(jupyter_notebook([front(), new_code_cell("x = 1")], kernelspec=julia))
+    assert found is None
+    assert [(p.where, p.message) for p in problems] == [
+        ("notebook metadata 'kernelspec'", "this notebook's kernel runs julia, and a lesson's code cells run in Python")
+    ]
 
 
 # ---- whole builds: the notebook is a unit like a Markdown file ------------------------------
@@ -134,6 +148,7 @@ def test_a_notebook_lesson_builds_into_its_page(mini_course, capsys):
     page = (mini_course / "site" / "second.html").read_text()
     assert 'id="details"' in page and 'href="first.html#a-table-and-math"' in page
     assert "callout" in page and "x ** 2" in page and "iVBOR" not in page
+    assert '<span class="calc" data-calc="overflow.BF16_MAX_LOG">88.72</span>' in page  # {calc} in a markdown cell
 
 
 def test_a_bad_callout_in_a_cell_is_reported_at_that_cell_and_line(mini_course, capsys):
