@@ -7,7 +7,7 @@ import { h } from "coursegen/dom.js";
 function table({ head, rows }) {
   const body = rows.map(([first, ...cells]) => h("tr", {}, h("th", { scope: "row" }, first), ...cells.map((cell) => h("td", {}, cell))));
   const header = head.length ? [h("thead", {}, h("tr", {}, ...head.map((cell) => h("th", { scope: "col" }, cell))))] : [];
-  return h("table", { class: "widget-table" }, ...header, h("tbody", {}, ...body));
+  return h("table", { class: "widget-table", tabindex: "0" }, ...header, h("tbody", {}, ...body));  // it scrolls on a phone
 }
 
 /** HTML or SVG the widget's Python made (present.py checked it closes what it opens and holds no script):

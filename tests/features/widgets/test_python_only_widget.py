@@ -55,7 +55,7 @@ def test_the_page_shows_the_page_state_without_javascript_and_loads_no_styleshee
     outputs = build_site(course).outputs
     page = outputs["returns.html"].decode()
     assert (
-        '<div class="widget-result" data-widget-result aria-live="polite">\n<table class="widget-table">\n<tbody>\n'
+        '<div class="widget-result" data-widget-result aria-live="polite">\n<table class="widget-table" tabindex="0">\n<tbody>\n'
         '<tr><th scope="row">1 squared</th><td>1</td></tr>\n<tr><th scope="row">2 squared</th><td>4</td></tr>\n'
         "</tbody>\n</table>\n</div>" in page
     )
