@@ -107,7 +107,7 @@ def read_notebook(shown: str, raw: str, problems: Problems) -> tuple[str, CellLi
     if front is not None:
         text.add(["---", *front, "---", ""], 0)
     first = 0
-    if cells and cells[0]["cell_type"] == "raw" and _source(cells[0]).lstrip().startswith("---"):
+    if cells and cells[0]["cell_type"] == "raw" and _source(cells[0]).startswith("---"):
         if front is not None:
             problems.error(
                 shown, 1, "front matter is given twice: in cell 1 and in the notebook metadata", where="cell 1"
@@ -223,7 +223,7 @@ def _without_outputs(cell):
 def _source(cell: dict) -> str:
     """Return a cell's source as one string (nbformat allows a list of lines too)."""
     source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
+    return ("".join(source) if isinstance(source, list) else source).replace("\r\n", "\n")  # saved on Windows
 
 
 def _front_matter(shown: str, data: dict, problems: Problems) -> list[str] | None:

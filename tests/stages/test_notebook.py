@@ -240,3 +240,9 @@ def test_a_notebook_that_cannot_be_a_lesson_is_one_located_error(name, mini_cour
     assert err.startswith(expected), err
     assert "1 problem(s)" in err  # one clear error, no follow-on ones
     assert {p: p.read_bytes() for p in (mini_course / "site").rglob("*") if p.is_file()} == before
+
+
+def test_a_notebook_saved_on_windows_reads_the_same():
+    cells = [front(), new_markdown_cell("## Details\r\n\r\nText.\r\n"), new_code_cell("x = 1\r\nx")]
+    (text, _), _ = read(jupyter_notebook(cells))
+    assert "\r" not in text and "## Details\n\nText.\n\n```{code-cell} python\nx = 1\nx\n```\n" in text
