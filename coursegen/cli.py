@@ -51,6 +51,7 @@ def make_parser() -> argparse.ArgumentParser:
     new.add_argument("--part", default="", help="the part of the course it belongs to")
     for command in (init, new):
         _common_options(command, build=False, after=True)
+    new.add_argument("--notebook", action="store_true", help="make it a Jupyter notebook (.ipynb), not Markdown")
     return parser
 
 
@@ -211,7 +212,7 @@ def _new(root: Path, args) -> int:
 
     try:
         _check_new_slug(args.title, args.slug)
-        made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part)
+        made = new_unit(root, args.kind, args.title, slug=args.slug, part=args.part, notebook=args.notebook)
     except ContentError as err:
         print(err, file=sys.stderr)
         return 1

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True, order=True)
@@ -15,11 +16,14 @@ class Problem:
     message: str
     hint: str = ""
     severity: str = "error"  # "error" or "warning"
+    where: str = ""  # the place in a file whose lines are not the text's, e.g. a notebook's "cell 7, line 2"
 
     def format(self) -> str:
-        """Return `path:line:col: message` (`name: message` for line 0, a setting outside the sources)
-        with an indented hint line when there is one."""
+        """Return `path:line:col: message` (`name: message` for line 0, a setting outside the sources;
+        `path: cell 7, line 2: message` in a notebook) with an indented hint line when there is one."""
         where = self.path if not self.line else f"{self.path}:{self.line}" + (f":{self.col}" if self.col else "")
+        if self.where:
+            where = f"{self.path}: {self.where}"
         label = "" if self.severity == "error" else "warning: "
         text = f"{where}: {label}{self.message}"
         return text + (f"\n    hint: {self.hint}" if self.hint else "")
@@ -39,13 +43,13 @@ class Problems:
 
     items: list[Problem] = field(default_factory=list)
 
-    def error(self, path: str, line: int, message: str, hint: str = "", col: int = 0) -> None:
+    def error(self, path: str, line: int, message: str, hint: str = "", col: int = 0, where: str = "") -> None:
         """Record an error."""
-        self.items.append(Problem(str(path), line, col, message, hint, "error"))
+        self.items.append(Problem(str(path), line, col, message, hint, "error", where))
 
-    def warning(self, path: str, line: int, message: str, hint: str = "", col: int = 0) -> None:
+    def warning(self, path: str, line: int, message: str, hint: str = "", col: int = 0, where: str = "") -> None:
         """Record a warning (an error under --strict)."""
-        self.items.append(Problem(str(path), line, col, message, hint, "warning"))
+        self.items.append(Problem(str(path), line, col, message, hint, "warning", where))
 
     def errors(self, strict: bool = False) -> list[Problem]:
         """Return the problems that stop a build."""
@@ -55,6 +59,15 @@ class Problems:
         """Raise ContentError with every problem if any of them stops the build."""
         if self.errors(strict):
             raise ContentError(self.items)
+
+
+def placed(problems, places: Mapping[str, Callable[[int], str]]) -> list[Problem]:
+    """Return `problems` with `where` filled in for each path in `places` (path → a function from a
+    line of the text the build read to its place in the file: a notebook's cells, see stages.notebook).
+    Problems are found in that text by every stage; they are placed once, when the build reports them."""
+    return [
+        replace(p, where=places[p.path](p.line)) if p.line and not p.where and p.path in places else p for p in problems
+    ]
 
 
 def did_you_mean(word: str, choices) -> str:

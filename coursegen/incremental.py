@@ -34,7 +34,7 @@ from coursegen.errors import Problem, Problems
 from coursegen.memo import Memo
 from coursegen.model import Course, Heading, Page, Source
 from coursegen.stages.config import CONFIG_NAME, load_config, read_text
-from coursegen.stages.load import SOURCE_DIRS, author_code_uses, load_source, load_sources, source_kind
+from coursegen.stages.load import SOURCE_DIRS, SOURCE_SUFFIXES, author_code_uses, load_source, load_sources, source_kind
 from coursegen.theme import files as theme
 
 PATH = operator.attrgetter("path")  # map(PATH, sources): in C, for 2,000 sources a rebuild
@@ -447,13 +447,13 @@ def parse_key(source: Source, inputs: ParseInputs, uses: tuple[bool, bool]) -> t
 
 
 def media_signature(root: Path) -> str:
-    """Return a hash of every non-Markdown file next to the sources and under media/."""
+    """Return a hash of every file next to the sources that is no source, and of those under media/."""
     files = [
         f
         for folder in SOURCE_DIRS
         if (root / folder).is_dir()
         for f in sorted((root / folder).rglob("*"))
-        if f.suffix != ".md"
+        if f.suffix not in SOURCE_SUFFIXES
     ]
     return tree_signature(*files, root / "media")
 
@@ -461,7 +461,7 @@ def media_signature(root: Path) -> str:
 def _covers_media(path: str) -> bool:
     """Return whether a changed course path can change media_signature."""
     top, _, rest = path.partition("/")
-    return top == "media" or (top in SOURCE_DIRS and not rest.endswith(".md"))
+    return top == "media" or (top in SOURCE_DIRS and not rest.endswith(SOURCE_SUFFIXES))
 
 
 # ---- link -----------------------------------------------------------------------------------

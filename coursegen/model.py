@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the config module imports this one
 
     from coursegen.memo import Memo
     from coursegen.stages.config import CourseConfig
+    from coursegen.stages.notebook import CellLines
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class Source:
     text: str
     kind: str  # "lesson" or "review"
     slug: str
+    cells: CellLines | None = None  # a notebook's: where each line of `text` is in it (stages.notebook)
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from coursegen.course_code import CourseCode
-from coursegen.errors import ContentError, Problem, Problems
+from coursegen.errors import ContentError, Problem, Problems, placed
 from coursegen.extensions import extensions_for
 from coursegen.incremental import (
     UnchangedFile,
@@ -32,7 +32,7 @@ from coursegen.session import Session
 from coursegen.stages import csp
 from coursegen.stages.assets import Assets
 from coursegen.stages.link import link_pages
-from coursegen.stages.load import check_files
+from coursegen.stages.load import check_files, source_kind
 from coursegen.stages.parse import ParseContext, parse_pages, parser
 from coursegen.stages.render import (
     RenderOptions,
@@ -74,7 +74,23 @@ def build_site(root: Path, options: BuildOptions = BuildOptions(), session: Sess
         with contextlib.closing(Session()) as own:
             return build_site(root, options, own)
     with collector_paused():
-        return _build(root, options, session)
+        try:
+            result = _build(root, options, session)
+        except ContentError as err:
+            raise ContentError(placed(err.problems, cell_places(session))) from None
+    return replace(result, warnings=placed(result.warnings, cell_places(session)))
+
+
+def unreadable_sources(problems: Problems, loaded: dict) -> list[str]:
+    """Return the sources that exist but could not be read (a notebook that is no notebook, text that is not UTF-8)."""
+    return sorted({p.path for p in problems.errors() if source_kind(p.path) and p.path not in loaded})
+
+
+def cell_places(session: Session) -> dict:
+    """Return {path: place of a text line} for this build's notebook sources (see errors.placed)."""
+    loaded = session.records.sources
+    sources = loaded.sources.values() if loaded is not None else ()
+    return {source.path: source.cells.place for source in sources if source.cells is not None}
 
 
 def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
@@ -95,6 +111,8 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     config = extensions.configure(config, options)
     records.sources = load_course_sources(root, problems, read, records.sources, changes)
     sources = list(records.sources.sources.values())
+    if unreadable_sources(problems, records.sources.sources):  # its unit and links to it: follow-on problems
+        problems.raise_if_errors()
     # The one for this build: every feature that runs the course's code, in the session's workers.
     python = CourseCode.for_course(root, config, session.author_code)
     if config and records.sources.uses_author_code():  # its worker starts meanwhile

@@ -21,7 +21,8 @@ from ruamel.yaml import YAML
 from coursegen.errors import ContentError, Problem, Problems
 from coursegen.paths import check_course_files
 from coursegen.stages.config import CONFIG_NAME, SLUG, load_config
-from coursegen.stages.load import NUMBER_PREFIX, SOURCE_DIRS, slug_of
+from coursegen.stages.load import NUMBER_PREFIX, SOURCE_DIRS, SOURCE_SUFFIXES, slug_of
+from coursegen.stages.notebook import NOTEBOOK_SUFFIX
 
 SKELETONS = Path(__file__).with_name("skeletons")
 FOLDERS = {kind: folder for folder, kind in SOURCE_DIRS.items()}  # "lesson" → "lessons"
@@ -55,8 +56,9 @@ def fail(path: str, line: int, message: str, hint: str = ""):
     raise ContentError([Problem(path, line, 0, message, hint)])
 
 
-def new_unit(root: Path, kind: str, title: str, slug: str = "", part: str = "") -> NewUnit:
-    """Create the source for a new unit and list it in course.yaml; raise ContentError if it cannot."""
+def new_unit(root: Path, kind: str, title: str, slug: str = "", part: str = "", notebook: bool = False) -> NewUnit:
+    """Create the source for a new unit (a Jupyter notebook when `notebook`) and list it in course.yaml; raise
+    ContentError if it cannot."""
     problems = Problems()
     check_course_files(root, problems)  # it writes course.yaml and lessons/: never through a link to elsewhere
     problems.raise_if_errors()
@@ -75,8 +77,11 @@ def new_unit(root: Path, kind: str, title: str, slug: str = "", part: str = "") 
     if data.get("units") is None:
         data["units"] = []
     number = _list_unit(data["units"], slug, part)
-    path = f"{FOLDERS[kind]}/{number:0{_number_width(root)}d}-{slug}.md"
+    suffix = NOTEBOOK_SUFFIX if notebook else ".md"
+    path = f"{FOLDERS[kind]}/{number:0{_number_width(root)}d}-{slug}{suffix}"
     text = render_skeleton(kind, title, slug, config, number)
+    if notebook:
+        text = as_notebook(text)
     (root / path).parent.mkdir(parents=True, exist_ok=True)
     (root / path).write_text(text, encoding="utf-8")
     out = io.StringIO()
@@ -102,8 +107,8 @@ def _list_unit(units, slug: str, part: str) -> int:
 def _source_of(root: Path, slug: str) -> str:
     """Return the existing source file (relative path) with this slug, or ''."""
     for folder in SOURCE_DIRS:
-        for file in sorted((root / folder).glob("*.md")):
-            if slug_of(file) == slug:
+        for file in sorted((root / folder).glob("*")):
+            if file.suffix in SOURCE_SUFFIXES and slug_of(file) == slug:
                 return file.relative_to(root).as_posix()
     return ""
 
@@ -113,8 +118,8 @@ def _number_width(root: Path) -> int:
     widths = [
         len(m.group(0)) - 1
         for folder in SOURCE_DIRS
-        for file in (root / folder).glob("*.md")
-        if (m := NUMBER_PREFIX.match(file.name))
+        for file in (root / folder).glob("*")
+        if file.suffix in SOURCE_SUFFIXES and (m := NUMBER_PREFIX.match(file.name))
     ]
     return max(widths, default=2)
 
@@ -144,3 +149,31 @@ def _previous_lesson(units, before: int):
     """Return (number, label) of the last written unit listed before position `before`, or None."""
     written = [(n, u.slug) for n, u in enumerate(units, 1) if n < before and not u.upcoming]
     return (written[-1][0], f"unit {written[-1][0]} ({written[-1][1]})") if written else None
+
+
+NOTEBOOK_CODE = (  # the one code cell a new notebook lesson starts with, after its first section
+    "# A code cell: its code is shown in the page.\nsteps = [1 / 2**n for n in range(5)]\nsum(steps)"
+)
+
+
+def as_notebook(text: str) -> str:
+    """Return a skeleton's Markdown as a Jupyter notebook: its front matter in a raw first cell (jupytext's
+    convention), each section a markdown cell, and a code cell after the first section."""
+    import nbformat  # here: only `new --notebook` needs it
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
+
+    _, matter, body = text.split("---\n", 2)
+    sections = [part.strip("\n") for part in re.split(r"\n(?=## )", body)]
+    cells = [new_raw_cell("---\n" + matter + "---"), new_markdown_cell(sections[0])]
+    if len(sections) > 1:
+        cells += [new_markdown_cell(sections[1]), new_code_cell(NOTEBOOK_CODE), *map(new_markdown_cell, sections[2:])]
+    for number, cell in enumerate(cells, 1):
+        cell["id"] = f"cell-{number}"  # nbformat draws random ids: fixed ones keep two runs' files equal
+    notebook = new_notebook(
+        cells=cells,
+        metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+    )
+    return nbformat.writes(notebook) + "\n"

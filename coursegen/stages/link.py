@@ -6,6 +6,8 @@ nothing else moved, replaces their units in the last build's course (`relinked`)
 
 from __future__ import annotations
 
+import posixpath
+
 from coursegen.errors import Problems, did_you_mean
 from coursegen.incremental import LinkKept, LinkRecord
 from coursegen.model import Course, Page, Unit
@@ -40,10 +42,19 @@ def link_course(config: CourseConfig, pages: list[Page], problems: Problems, dra
     by_slug: dict[str, Page] = {}
     for page in pages:
         if page.slug in by_slug:
+            other = by_slug[page.slug].source.path
+            if posixpath.splitext(other)[0] == posixpath.splitext(page.source.path)[0]:  # 03-newton .md and .ipynb
+                problems.error(
+                    page.source.path,
+                    1,
+                    f"unit '{page.slug}' has two source files: {other} and {page.source.path}",
+                    "keep one of them: a unit is one Markdown file or one notebook",
+                )
+                continue
             problems.error(
                 page.source.path,
                 1,
-                f"slug '{page.slug}' is also used by {by_slug[page.slug].source.path}",
+                f"slug '{page.slug}' is also used by {other}",
                 "rename one of the files; a unit's slug is its file name without the number",
             )
         else:
@@ -71,7 +82,7 @@ def make_unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, 
             CONFIG_NAME,
             entry.line,
             f"unit '{entry.slug}' has no source file in lessons/ or reviews/",
-            near or f"create lessons/{number:02d}-{entry.slug}.md, or mark the unit 'upcoming: true'",
+            near or f"create lessons/{number:02d}-{entry.slug}.md (or .ipynb), or mark the unit 'upcoming: true'",
         )
     if page is not None:
         stated = page.meta.get("number")

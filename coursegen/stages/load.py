@@ -15,11 +15,13 @@ from coursegen.errors import Problems
 from coursegen.model import Source
 from coursegen.paths import COURSE_INPUTS, check_changed_files, check_course_files
 from coursegen.stages.config import read_text
+from coursegen.stages.notebook import NOTEBOOK_SUFFIX, read_notebook
 
 if TYPE_CHECKING:  # incremental builds on this module
     from coursegen.incremental import Changes
 
 SOURCE_DIRS = {"lessons": "lesson", "reviews": "review"}
+SOURCE_SUFFIXES = (".md", NOTEBOOK_SUFFIX)  # Markdown, and Jupyter notebooks read into Markdown (stages.notebook)
 NUMBER_PREFIX = re.compile(r"^\d+[-_]")
 
 
@@ -29,13 +31,13 @@ def slug_of(file: Path) -> str:
 
 
 def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]:
-    """Return every readable `.md` source under lessons/ and reviews/, sorted by path.
+    """Return every readable `.md` and `.ipynb` source under lessons/ and reviews/, sorted by path.
 
     `read` is `config.read_text` or one that behaves the same, e.g. a caching reader.
     """
     sources = []
     for folder in SOURCE_DIRS:
-        for file in sorted((root / folder).glob("*.md")):
+        for file in sorted(f for f in (root / folder).glob("*") if f.suffix in SOURCE_SUFFIXES):
             source = load_source(root, file.relative_to(root).as_posix(), problems, read)
             if source is not None:
                 sources.append(source)
@@ -45,7 +47,7 @@ def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]
 def source_kind(shown: str) -> str | None:
     """Return "lesson" or "review" for a course-relative path that names a source, else None."""
     folder, _, name = shown.partition("/")
-    return SOURCE_DIRS.get(folder) if name.endswith(".md") and "/" not in name else None
+    return SOURCE_DIRS.get(folder) if name.endswith(SOURCE_SUFFIXES) and "/" not in name else None
 
 
 def load_source(root: Path, shown: str, problems: Problems, read=read_text) -> Source | None:
@@ -53,15 +55,22 @@ def load_source(root: Path, shown: str, problems: Problems, read=read_text) -> S
     problem when it cannot be read."""
     file = root / shown
     if not file.is_file():
+        noun, suffix = (
+            ("a notebook", NOTEBOOK_SUFFIX) if shown.endswith(NOTEBOOK_SUFFIX) else ("a Markdown file", ".md")
+        )
         problems.error(
-            shown, 1, f"'{shown}' is a folder, not a Markdown file", "rename the folder so its name does not end in .md"
+            shown, 1, f"'{shown}' is a folder, not {noun}", f"rename the folder so its name does not end in {suffix}"
         )
         return None
     text = read(file, shown, problems)
     if text is None:
         return None
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # a byte-order mark is no part of the text
-    return Source(shown, text, source_kind(shown) or "", slug_of(file))  # a source's path names its kind
+    kind = source_kind(shown) or ""  # a source's path names its kind
+    if file.suffix == NOTEBOOK_SUFFIX:
+        read_in = read_notebook(shown, text, problems)
+        return Source(shown, read_in[0], kind, slug_of(file), read_in[1]) if read_in else None
+    return Source(shown, text, kind, slug_of(file))
 
 
 CALC_USE = re.compile(r"\{calc\}`")

@@ -266,7 +266,11 @@ def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
     """Return validated front matter from the first token (defaults where unusable), recording problems."""
     meta = dict(FRONT_MATTER_DEFAULTS)
     if not tokens or tokens[0].type != "front_matter":
-        problems.error(path, 1, "no YAML front matter", "start the file with '---', a 'title:' line and '---'")
+        hint = "start the file with '---', a 'title:' line and '---'"
+        if path.endswith(".ipynb"):
+            hint = "make cell 1 a raw cell of '---', a 'title:' line and '---', or give the notebook metadata a "
+            hint += "'coursegen' mapping with a title"
+        problems.error(path, 1, "no YAML front matter", hint)
         return meta
     try:
         data = load_yaml(tokens[0].content, first_line=2)

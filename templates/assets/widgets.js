@@ -171,7 +171,7 @@ class WidgetRuntime {
     try {
       await this.python.boot();
       if (ticket === this.latest) this.status(t("live.running"));
-      const result = await this.python.run(this.figure.querySelector("[data-widget-code]").textContent, params);
+      const result = await this.python.run(await this.source(), params);
       if (ticket !== this.latest) return;
       this.present(result, "live", params);
       this.part("live-run").hidden = false;
@@ -185,6 +185,13 @@ class WidgetRuntime {
     }
   }
 
+  /** The Python a live run executes: the entry shown under "Show the Python", and for a widget without a view
+   * of its own (data-present) present.py after it, so that run() gives the record the generic view draws. */
+  async source() {
+    const code = this.figure.querySelector("[data-widget-code]").textContent;
+    return "present" in this.figure.dataset ? code + await presenting(this.config.present) : code;
+  }
+
   /** Say in one sentence why live Python is unavailable; keep (and point the controls at) what is shown. */
   failed(error) {
     const reason = failureText(error, this.config);
@@ -194,6 +201,25 @@ class WidgetRuntime {
     this.part("live-run").hidden = true;  // one control after a failure
     this.part("live-retry").hidden = false;
   }
+}
+
+let presenter = null;  // the text present.py adds to an entry, fetched once per page
+
+/** Return Python that wraps the entry's run() in present.py's present(), which it runs apart from the entry's names. */
+function presenting(url) {
+  presenter ??= fetch(absolute(url)).then((response) => {
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    return response.text();
+  }).then((text) => [
+    "", "", `_coursegen_present = {"__name__": "coursegen_present"}`,
+    `exec(${JSON.stringify(text)}, _coursegen_present)`,  // a JSON string is a Python string literal
+    "_coursegen_entry = run", "def run(**params):",
+    "    return _coursegen_present['present'](_coursegen_entry(**params))", "",
+  ].join("\n")).catch((error) => {
+    presenter = null;  // the next run asks again
+    throw { stage: "run", message: String(error?.message ?? error) };
+  });
+  return presenter;
 }
 
 /** Mount one figure's view; a view that fails to load or mount leaves the others working. */

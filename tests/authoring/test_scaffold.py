@@ -124,3 +124,21 @@ def test_a_slug_option_that_is_no_slug_is_blamed_not_the_title(mini_course, caps
     assert err.startswith("coursegen new: --slug 'a/b' is not a slug: use lowercase letters, digits and single hyphens")
     assert "hint: for example --slug a-b" in err and "A/B testing" not in err
     assert not list((mini_course / "lessons").glob("*a-b*"))
+
+
+def test_new_lesson_notebook_makes_a_jupyter_notebook_that_builds_and_passes_strict_check(mini_course, capsys):
+    import nbformat
+
+    status, out, err = run_cli(capsys, "--root", mini_course, "new", "lesson", "Newton steps", "--notebook")
+    assert status == 0, err
+    assert out.strip() == "created lessons/05-newton-steps.ipynb (lesson 5) and listed it in course.yaml"
+    notebook = nbformat.read(mini_course / "lessons" / "05-newton-steps.ipynb", as_version=nbformat.NO_CONVERT)
+    nbformat.validate(notebook)
+    kinds = [cell.cell_type for cell in notebook.cells]
+    assert kinds[:4] == ["raw", "markdown", "markdown", "code"] and set(kinds[4:]) == {"markdown"}
+    assert notebook.cells[0].source.startswith('---\ntitle: "Newton steps"\n')
+    assert run_cli(capsys, "--root", mini_course, "check", "--strict")[0] == 0
+    page = build_site(mini_course).outputs["newton-steps.html"].decode()
+    assert "sum(steps)" in page and "The idea in one picture" in page
+    status, _out, err = run_cli(capsys, "--root", mini_course, "new", "lesson", "Newton steps", "--notebook")
+    assert status == 1 and "lessons/05-newton-steps.ipynb:1: unit 'newton-steps' already has a source file" in err

@@ -13,9 +13,11 @@ import contextlib
 import json
 import sys
 import traceback
+from collections.abc import Mapping
 
 from coursegen.extras import missing_module_hint
 from coursegen.course_code import CourseCode, load_kernels, public_modules
+from coursegen.features.widgets.present import present
 from coursegen.features.widgets.spec import Widget
 
 
@@ -79,7 +81,7 @@ def run_entry(root, package: str, widget: Widget, params: dict, build: str) -> d
                 ) from None
             raise EntryError(f"{type(err).__name__}: {err}", line, missing_module_hint(err)) from None
         try:
-            return checked_result(widget, result)
+            return checked_result(widget, result) if widget.own_look else shown_result(widget, result, namespace["run"])
         except EntryError:
             raise
         except BaseException as err:  # noqa: BLE001 - raised by the result's own code (a value's __eq__, __iter__ …)
@@ -148,6 +150,20 @@ def checked_result(widget: Widget, result) -> dict:
     except (TypeError, ValueError) as err:
         raise EntryError(f"run() returned something JSON cannot hold: {err}") from None
     return result
+
+
+def shown_result(widget: Widget, result, run) -> dict:
+    """Return what the theme draws for a widget without a look of its own (present.present's record), or raise
+    EntryError at the line of `def run` when run() returned something it cannot show."""
+    line = getattr(getattr(run, "__code__", None), "co_firstlineno", 0)
+    if isinstance(result, Mapping):
+        missing = [key for key in widget.outputs if key not in result]
+        if missing:
+            raise EntryError(f"run() returned no {', '.join(missing)} (declared under outputs in spec.yaml)", line)
+    try:
+        return present(result, widget.live_only)
+    except ValueError as err:
+        raise EntryError(str(err), line) from None
 
 
 def baked(widget: Widget, result: dict) -> dict:

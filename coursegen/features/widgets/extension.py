@@ -10,6 +10,7 @@ Problems carry the fence's line; nothing raises mid-parse. See docs/widgets.md.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from markupsafe import Markup
 from coursegen.author_code import AuthorCodeStopped
 from coursegen.course_code import LIMIT_HINT, CalcError
 from coursegen.errors import Problems, choices_hint
+from coursegen.features.widgets import present as present_module
 from coursegen.features.widgets.baking import EntryError, EntryRunner, baked, compact_states, entry_source, states_json
 from coursegen.features.widgets.page_weight import baked_state_sizes, check_page_weight
 from coursegen.features.widgets.site import CDN, SiteError, missing_hint, package_wheel, pyodide_site, said_in
@@ -32,6 +34,8 @@ from coursegen.theme import files as theme
 from coursegen.theme import messages
 
 FENCE = "widget"
+UNSTYLED = "unstyled widgets"  # the page analysis (page.derived) naming widgets without a style.css
+UNSTYLED_FIGURE = re.compile(r'<figure class="widget [^"]*" id="[^"]*" data-widget="([^"]+)"[^>]*\sdata-unstyled')
 NAME = "widgets"  # this extension's name (coursegen.features.built_in): its own prepare data in ctx.extra
 
 SESSION_HOOKS = ("prepare", "check", "add_files")  # these hooks also take the build's session (extensions.ModuleExtension)
@@ -51,9 +55,26 @@ class WidgetContext:
 
 
 def install(md) -> None:
-    """Register the widget fence's checking core rule and its renderer."""
+    """Register the widget fence's checking core rule and its renderer, and the page analysis that tells
+    lesson.html which of a page's widgets have no stylesheet."""
     md.core.ruler.push("widgets", check_widget_fences)
     register_fence(md, FENCE, render_widget)
+    md.page_analysers[UNSTYLED] = unstyled_widgets
+
+
+def unstyled_widgets(html: str, source=None) -> tuple[str, ...]:
+    """Return the widgets on a page that have no style.css (their figures say so: data-unstyled)."""
+    return tuple(sorted(set(UNSTYLED_FIGURE.findall(html))))
+
+
+def present_asset() -> tuple[str, bytes]:
+    """Return the site path and bytes of present.py, which live runs of widgets without a view of their own
+    run after the entry (the same file the build runs: features/widgets/present.py)."""
+    data = Path(present_module.__file__).read_bytes()
+    return hashed_name("assets/widget-present.py", data), data
+
+
+PRESENT_ASSET = present_asset()
 
 
 def analyse(html: str, source) -> dict[str, tuple[int, int]]:
@@ -130,9 +151,12 @@ def add_files(course, root: Path, assets, problems: Problems, session) -> None:
     exercises = [question for _, questions in uses for question in questions]
     for name in used:
         for file in ("view.js", "style.css"):
-            assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
+            if (root / "widgets" / name / file).is_file():  # a widget without a look of its own may have neither
+                assets.add(f"widgets/{name}/{file}", (root / "widgets" / name / file).read_bytes())
     if not used and not exercises:
         return
+    if any(not (root / "widgets" / name / "view.js").is_file() for name in used):
+        assets.files[PRESENT_ASSET[0]] = PRESENT_ASSET[1]  # live runs of those widgets fetch it (widgets.js)
     package = course_package(root, course.config)
     if package and used:
         site_path, data = package_wheel(root, package, session.memo)
@@ -304,7 +328,7 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
         params_json=json.dumps(params, separators=(",", ":")),
         spec_json=spec_json(widget),
         states_json=Markup(states_json(compact_states(widget, data["states"]))),
-        view=hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes()),
+        view=view_url(context.root, widget),
         code=Markup(highlight_code(entry_source(widget), "python", None, env["ctx"].memo)),
         package=context.package,
         runtime_json=Markup(states_json(page_runtime(context, env["widgets"], messages.texts(env)))) if first_on_page else "",
@@ -312,12 +336,23 @@ def render_figure(context: WidgetContext, data: dict, element_id: str, first_on_
     )
 
 
+def view_url(root: Path, widget: Widget) -> str:
+    """Return the site path of the widget's view: its own view.js, or the theme's assets/widget-view.js."""
+    if widget.own_look:
+        return hashed_name(f"assets/widgets/{widget.name}/view.js", (widget.folder / "view.js").read_bytes())
+    generic = theme.find(root, "assets/widget-view.js")
+    assert generic is not None, "the packaged theme has assets/widget-view.js"
+    return hashed_name("assets/widget-view.js", generic.read_bytes())
+
+
 def page_runtime(context: WidgetContext, names, catalogue: dict[str, str]) -> dict:
-    """Return the page's runtime settings: its widgets' Pyodide packages, and those this site lacks (why, in
-    the language of the course's `catalogue`)."""
-    packages = pyodide_packages(context.widgets[name] for name in names)
+    """Return the page's runtime settings: its widgets' Pyodide packages, those this site lacks (why, in
+    the language of the course's `catalogue`), and where present.py is when a widget has no view of its own."""
+    widgets = [context.widgets[name] for name in names]
+    packages = pyodide_packages(widgets)
     missing = said_in({name: context.missing[name] for name in packages if name in context.missing}, catalogue)
-    return {**context.runtime, "packages": packages, **({"missing": missing} if missing else {})}
+    present = {"present": PRESENT_ASSET[0]} if any(not widget.own_look for widget in widgets) else {}
+    return {**context.runtime, "packages": packages, **({"missing": missing} if missing else {}), **present}
 
 
 def spec_json(widget: Widget) -> str:

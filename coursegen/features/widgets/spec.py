@@ -23,6 +23,8 @@ from coursegen.stages.config import read_text
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
 WIDGET_FILES = ("spec.yaml", "widget.py", "view.js", "style.css", "result.html")
+NEEDED = ("spec.yaml", "widget.py")  # a widget without a look of its own: the theme draws it (present.py)
+OWN_LOOK = ("view.js", "result.html", "style.css")  # a widget that draws itself has all three
 TEXT_FILES = ("spec.yaml", "widget.py", "result.html")  # read as text by the build: they must be UTF-8
 SPEC = Schema(
     "a widget spec",
@@ -111,6 +113,8 @@ class Widget:
     live_only: tuple[str, ...] = ()
     precompute: tuple[str, ...] = ()  # parameters the baked grid varies over
     packages: tuple[str, ...] = ()  # Pyodide packages live Python loads before running the entry
+    own_look: bool = True  # False: no view.js or result.html, the theme draws what run() returns
+    stylesheet: bool = True  # it has a style.css (optional for a widget without a look of its own)
 
     def param(self, name: str) -> Param | None:
         """Return the parameter called `name`, or None."""
@@ -179,16 +183,18 @@ def load_widget(root: Path, folder: Path, problems: Problems, memo: Memo | None 
     Read again only when one of its files changes (`serve` loads every widget on every rebuild):
     the widget and its problems are kept in the build's memo, keyed by the files' times and sizes."""
     shown = (folder / "spec.yaml").relative_to(root).as_posix()
-    missing = [name for name in WIDGET_FILES if not (folder / name).is_file()]
+    present = [name for name in WIDGET_FILES if (folder / name).is_file()]
+    own_look = any(name in present for name in ("view.js", "result.html"))
+    missing = [name for name in NEEDED + (OWN_LOOK if own_look else ()) if name not in present]
     if missing:
         problems.error(
             shown,
             1,
             f"widget '{folder.name}' lacks {', '.join(missing)}",
-            "a widget folder holds " + ", ".join(WIDGET_FILES),
+            f"a widget folder holds {' and '.join(NEEDED)}, and for a look of its own also " + ", ".join(OWN_LOOK),
         )
         return None
-    key = (root, folder, file_stamps([folder / name for name in WIDGET_FILES]))
+    key = (root, folder, file_stamps([folder / name for name in present]))
     widget, found = remembered(memo, "widget spec", key, lambda: _read_widget(root, folder, shown))
     problems.items.extend(found)
     return widget
@@ -201,7 +207,8 @@ def _read_widget(root: Path, folder: Path, shown: str) -> tuple[Widget | None, l
 
 def _widget_from_files(root: Path, folder: Path, shown: str, problems: Problems) -> Widget | None:
     texts = [
-        read_text(folder / name, (folder / name).relative_to(root).as_posix(), problems) for name in TEXT_FILES
+        read_text(folder / name, (folder / name).relative_to(root).as_posix(), problems) if (folder / name).is_file() else ""
+        for name in TEXT_FILES
     ]  # each reported where it is not UTF-8
     if any(text is None for text in texts):
         return None
@@ -235,6 +242,8 @@ def _widget_from_files(root: Path, folder: Path, shown: str, problems: Problems)
         tuple(top.get("live_only", [])),
         precompute,
         tuple(packages),
+        own_look=(folder / "view.js").is_file(),
+        stylesheet=(folder / "style.css").is_file(),
     )
 
 

@@ -13,7 +13,7 @@ WIDGETS = load_widgets(REPO, Problems())
 
 def test_the_repository_widgets_load_without_problems():
     problems = Problems()
-    assert sorted(load_widgets(REPO, problems)) == ["kda-chunkwise", "memory-per-sequence", "overflow-slider"]
+    assert sorted(load_widgets(REPO, problems)) == ["bf16-floors", "kda-chunkwise", "memory-per-sequence", "overflow-slider"]
     assert not problems.items
 
 

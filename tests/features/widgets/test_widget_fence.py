@@ -10,12 +10,12 @@ CASES = [
     (
         "```widget overflow-slidr\n```",
         "lessons/01-gauges.md:8: unknown widget 'overflow-slidr'",
-        "did you mean 'overflow-slider'? known widgets are: kda-chunkwise, memory-per-sequence, overflow-slider",
+        "did you mean 'overflow-slider'? known widgets are: bf16-floors, kda-chunkwise, memory-per-sequence, overflow-slider",
     ),
     (
         "```widget\n```",
         "lessons/01-gauges.md:8: widget fence names no widget",
-        "known widgets are: kda-chunkwise, memory-per-sequence, overflow-slider",
+        "known widgets are: bf16-floors, kda-chunkwise, memory-per-sequence, overflow-slider",
     ),
     (
         "```widget overflow-slider gmin=-5\n```",

@@ -108,3 +108,12 @@ def test_the_kda_demos_baked_numbers_keep_clear_of_rounding_ties_and_bf16_edges(
             assert dense_verdict_is_clear(q[lo:hi], k[lo:hi], g[lo:hi]), (params, lo)
     assert tight == []
     assert room(math.log10(overflow.BF16_MAX), 2) >= ROOM  # the timeline's ceiling
+
+
+def test_the_bf16_floors_tables_numbers_keep_clear_of_rounding_ties_and_of_the_ceiling(sequence_axis):
+    states = figure_states(sequence_axis, "bf16-floors")
+    assert [params["tile"] for params, _ in states] == [16, *(t for t in range(4, 65, 4) if t != 16)]
+    for params, _result in states:
+        for g_min in range(-1, -11, -1):
+            margin = overflow.margin_nats(g_min, params["tile"])
+            assert room(margin, 2) >= ROOM and abs(margin) >= ROOM, (g_min, params)  # digits and verdict hold

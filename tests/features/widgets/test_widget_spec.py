@@ -58,8 +58,8 @@ def test_a_widget_folder_missing_a_file_names_it(widget_course):
     assert load_widget(widget_course, widget_course / "widgets" / "kda-chunkwise", problems) is None
     assert problems.items[0].format() == (
         "widgets/kda-chunkwise/spec.yaml:1: widget 'kda-chunkwise' lacks view.js\n"
-        "    hint: a widget folder holds spec.yaml, widget.py, view.js, style.css, "
-        "result.html"
+        "    hint: a widget folder holds spec.yaml and widget.py, and for a look of its own also "
+        "view.js, result.html, style.css"
     )
 
 
