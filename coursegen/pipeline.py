@@ -93,7 +93,10 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
         problems.raise_if_errors()
     extensions = extensions_for(root, config, problems, session)
     config = extensions.configure(config, options)
+    before = len(problems.items)
     records.sources = load_course_sources(root, problems, read, records.sources, changes)
+    if any(p.severity == "error" for p in problems.items[before:]):  # a source not read: its unit and links
+        problems.raise_if_errors()  # would be reported missing, follow-ons of the one cause shown alone
     sources = list(records.sources.sources.values())
     # The one for this build: every feature that runs the course's code, in the session's workers.
     python = CourseCode.for_course(root, config, session.author_code)
