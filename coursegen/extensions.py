@@ -19,20 +19,23 @@ stopped past it and reported at the line they were at.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import importlib
 import importlib.util
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.author_code import DEFAULT_SECONDS, shown_limit
-from coursegen.errors import ContentError, Problem, Problems
+from coursegen.errors import ContentError, Problem, Problems, choices_hint
 from coursegen.memo import Memo, remembered
+from coursegen.stages.assets import bad_site_path
 from coursegen.stages.config import CONFIG_NAME, config_line
 from coursegen.watchdog import OutOfTime, in_folder, time_limit
 
@@ -72,6 +75,9 @@ BY_NAME = {event.name: event for event in EVENTS}
 REPORTS_ITSELF = ("analyse",)  # runs inside the parser, once per page: a failure is reported at the page
 EXITS = (SystemExit, KeyboardInterrupt)  # what course code may raise that is no Exception: a failure all the same
 LIMIT_HINT = "make it faster, or raise `limits: {seconds: …}` in course.yaml (default 10)"
+# The engine's own page analyses (stages/parse.make_markdown), kept as page.derived[name] beside each
+# extension's `analyse` under the extension's name: no extension may take one of these names.
+ENGINE_ANALYSES = ("ids", "resources", "sha256")
 
 
 class Extension:
@@ -142,14 +148,31 @@ class Extensions:
         return [with_session(ext, event, self.session, *args) for ext in self._joining(event, args)]
 
     def install(self, md) -> None:
-        """Let every extension add its syntax to the parser `md`."""
-        self._answers("install", md)
+        """Let every extension add its syntax to the parser `md`; what a course's extension adds runs
+        under its time limit, and may not replace a role or fence another extension gave."""
+        for ext in self._joining("install", (md,)):
+            before = installed(md)
+            with_session(ext, "install", self.session, md)
+            if isinstance(ext, CourseExtension):
+                guard_installed(md, before, ext)
 
     def configure(self, config, options):
         """Return the configuration after every extension's `configure`, each given the one before's."""
         for ext in self._joining("configure", (config, options)):
             if config is not None:
-                config = ext.configure(config, options) or config
+                answer = ext.configure(config, options)
+                if answer is not None and type(answer) is not type(config):
+                    raise ContentError(
+                        [
+                            hook_problem(
+                                ext,
+                                "configure",
+                                f"returned {_a(answer)}, not the configuration",
+                                "return the config it is given, or dataclasses.replace(config, …)",
+                            )
+                        ]
+                    )
+                config = answer or config
         return config
 
     def start(self, root: Path, config, python) -> None:
@@ -170,20 +193,51 @@ class Extensions:
         self._answers("check", course, root, problems)
 
     def csp(self, config) -> dict[str, list[str]]:
-        """Return the extra sources per CSP directive: each extension's, then course.yaml's `csp:`."""
+        """Return the extra sources per CSP directive: each extension's, then course.yaml's `csp:`. A course
+        extension's sources are held to the rules of course.yaml's (config.csp_problem)."""
+        answers, problems = [], Problems()
+        for ext in self._joining("csp", (config,)):
+            answer = with_session(ext, "csp", self.session, config)
+            if isinstance(ext, CourseExtension):
+                answer = _checked_csp(ext, answer, problems)
+            answers.append(answer)
+        problems.raise_if_errors()
         found: dict[str, list[str]] = {}
-        for contribution in [*self._answers("csp", config), dict(config.csp)]:
+        for contribution in [*answers, dict(config.csp)]:
             for directive, sources in (contribution or {}).items():
                 found.setdefault(directive, []).extend(s for s in sources if s not in found.get(directive, []))
         return found
 
     def add_files(self, course, root: Path, assets, problems: Problems) -> None:
-        """Let every extension add its files to the site, in order (offline last sees the others')."""
-        self._answers("add_files", course, root, assets, problems)
+        """Let every extension add its files to the site, in order (offline last sees the others'); a file
+        a course's extension puts where no site file can be is a problem at its hook."""
+        for ext in self._joining("add_files", (course, root, assets, problems)):
+            before = set(assets.files)
+            with_session(ext, "add_files", self.session, course, root, assets, problems)
+            if isinstance(ext, CourseExtension):
+                for path in sorted(set(assets.files) - before, key=str):
+                    if why := bad_site_path(path):
+                        problems.items.append(hook_problem(ext, "add_files", f"adds the file {path!r}: {why}"))
+                        del assets.files[path]
 
     def page_context(self, config) -> dict:
         """Return the values every page's template receives from the extensions, later ones winning."""
-        return {key: value for values in self._answers("page_context", config) for key, value in (values or {}).items()}
+        return self.page_values(config, frozenset())
+
+    def page_values(self, config, reserved: frozenset[str]) -> dict:
+        """Return page_context(config), a course's extension kept from the engine's `reserved` names (those
+        render passes every template: render.engine_names) and from a built-in extension's."""
+        found: dict = {}
+        problems = Problems()
+        for ext in self._joining("page_context", (config,)):
+            values = with_session(ext, "page_context", self.session, config) or {}
+            if isinstance(ext, CourseExtension):
+                values = _checked_context(ext, values, reserved, problems)
+            else:
+                reserved = reserved | set(values)
+            found.update(values)
+        problems.raise_if_errors()
+        return found
 
     def serve(self, root: Path, ready: Callable[[], None], building) -> list[Callable[[], None]]:
         """Return what stops each thing the extensions started for `serve`."""
@@ -196,7 +250,8 @@ def extensions_for(root: Path, config, problems: Problems, session) -> Extension
     from coursegen import features  # here: the features import the stages, which import this module
 
     early, late = features.built_in(config)
-    return Extensions((*early, *course_extensions(root, config, problems, session), *late), session)
+    taken = {ext.name for ext in (*early, *late)}
+    return Extensions((*early, *course_extensions(root, config, problems, session, taken), *late), session)
 
 
 def built_in_extensions(session=None) -> Extensions:
@@ -241,6 +296,32 @@ class CourseExtension(ModuleExtension):
             if callable(getattr(module, hook, None)) and hook not in REPORTS_ITSELF:
                 setattr(self, hook, functools.partial(self._call, hook))
         self.session_hooks = ()  # a course's hooks take the documented arguments alone
+        self._limited: set[int] = set()  # the threads inside one of its timed calls (see timed)
+        if callable(getattr(module, "analyse", None)):
+            setattr(self, "analyse", self.timed(module.analyse, "analyse hook"))  # noqa: B010 - mypy: no method-assign
+
+    def timed(self, function: Callable, what: str) -> Callable:
+        """Return `function` run under the extension's time limit, for code the parser calls (its
+        `analyse`, the rules and roles it installed): past the limit it raises TimedOut, which the parse
+        stage reports at the line the code was at (extensions.parse_failure). A call inside another
+        (a role called by a rule) runs under the outer one's limit."""
+        late = f"extension '{self.name}' did not finish its {what} within {shown_limit(self.seconds)}"
+
+        @functools.wraps(function)
+        def run(*args, **kwargs):
+            thread = threading.get_ident()
+            if thread in self._limited:
+                return function(*args, **kwargs)
+            self._limited.add(thread)
+            try:
+                with limited(self.root, self.seconds, late) as watch:
+                    return function(*args, **kwargs)
+            except OutOfTime:
+                raise TimedOut(out_of_time(self.root, watch.where, late)) from None
+            finally:
+                self._limited.discard(thread)
+
+        return run
 
     def _call(self, hook: str, *args):
         problems = next((a for a in args if isinstance(a, Problems)), None)
@@ -268,6 +349,71 @@ class CourseExtension(ModuleExtension):
         return Problem(path, line, 0, f"extension '{self.name}' failed in {hook}: {described(err)}", exit_hint(err))
 
 
+class TimedOut(Exception):
+    """Code a course extension added to the parser ran past its time limit: `problem` says where."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def _rulers(md) -> tuple:
+    return (md.core.ruler, md.block.ruler, md.inline.ruler, md.inline.ruler2)
+
+
+def installed(md) -> dict:
+    """Return what the parser `md` calls, by kind and name: its rules, render rules, roles, fences,
+    container rules and page analysers (compared after an extension's install: guard_installed)."""
+    return {
+        "rules": {(i, rule.name): rule.fn for i, ruler in enumerate(_rulers(md)) for rule in ruler.__rules__},
+        "render": dict(md.renderer.rules),
+        "roles": dict(getattr(md, "role_handlers", {})),
+        "fences": dict(getattr(md.renderer, "fence_handlers", {})),
+        "containers": list(getattr(md, "container_rules", [])),
+        "analysers": dict(getattr(md, "page_analysers", {})),
+    }
+
+
+def guard_installed(md, before: dict, ext: CourseExtension) -> None:
+    """Run what a course's extension added to `md` under its time limit (CourseExtension.timed), and
+    refuse a role or fence it replaced: the built-in {calc} would silently compute something else."""
+    replaced = [
+        hook_problem(
+            ext,
+            "install",
+            f"replaces the {kind[:-1]} '{shown.format(name)}' another extension gives",
+            f"register the {kind[:-1]} under a name of its own",
+        )
+        for kind, table, shown in (
+            ("roles", md.__dict__.get("role_handlers", {}), "{{{}}}"),
+            ("fences", getattr(md.renderer, "fence_handlers", {}), "{}"),
+        )
+        for name, handler in table.items()
+        if name in before[kind] and before[kind][name] is not handler
+    ]
+    if replaced:
+        raise ContentError(replaced)
+    for i, ruler in enumerate(_rulers(md)):
+        new = [rule for rule in ruler.__rules__ if before["rules"].get((i, rule.name)) is not rule.fn]
+        for rule in new:
+            rule.fn = ext.timed(rule.fn, f"rule '{rule.name}'")
+        if new:
+            ruler.__cache__ = None  # markdown-it compiles its chains of functions again
+    for kind, table, what in (
+        ("render", md.renderer.rules, "render rule '{}'"),
+        ("roles", getattr(md, "role_handlers", {}), "role '{{{}}}'"),
+        ("fences", getattr(md.renderer, "fence_handlers", {}), "fence '{}'"),
+        ("analysers", getattr(md, "page_analysers", {}), "page analyser '{}'"),
+    ):
+        for name, function in list(table.items()):
+            if before[kind].get(name) is not function:
+                table[name] = ext.timed(function, what.format(name))
+    containers = getattr(md, "container_rules", [])
+    containers[len(before["containers"]) :] = [
+        ext.timed(rule, "block rule") for rule in containers[len(before["containers"]) :]
+    ]
+
+
 def with_session(extension: Extension, hook: str, session, *args):
     """Call one hook of `extension` with `args`, and the session after them when the hook takes it."""
     return getattr(extension, hook)(*args, *((session,) if hook in getattr(extension, "session_hooks", ()) else ()))
@@ -285,13 +431,22 @@ def exit_hint(err: BaseException) -> str:
     return ""
 
 
-def course_extensions(root: Path, config, problems: Problems, session) -> list[CourseExtension]:
+def course_extensions(
+    root: Path,
+    config,
+    problems: Problems,
+    session,
+    taken: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[CourseExtension]:
     """Return the course's extensions from course.yaml, loaded, reporting those that cannot be; their
-    files join the session's `extension_files` (a failure there is the course's problem, not a bug)."""
-    found = []
+    files join the session's `extension_files` (a failure there is the course's problem, not a bug).
+    An extension's name keys its prepare data and its page analysis: one listed twice, or named like a
+    built-in extension (`taken`), an engine analysis or another of the course's, is refused."""
+    found: list[CourseExtension] = []
+    listed: dict[str, int] = {}
     for entry in config.extensions if config else ():
         line = entry_line(root, entry)
-        if taken_name(root, entry, line, problems):
+        if taken_name(root, entry, line, problems) or clashing_name(entry, line, listed, taken, problems):
             continue
         late = f"extension '{entry}' did not finish importing within {shown_limit(config.limits.seconds)}"
         try:
@@ -314,6 +469,31 @@ def course_extensions(root: Path, config, problems: Problems, session) -> list[C
         if getattr(module, "__file__", None):
             session.extension_files.add(str(Path(module.__file__).resolve()))
     return found
+
+
+def clashing_name(entry: str, line: int, listed: dict[str, int], taken: set[str], problems: Problems) -> bool:
+    """Report an entry listed twice, or whose name (a file's stem, a module's last name) another extension
+    or an engine analysis has; note it in `listed` otherwise. Return whether it was reported."""
+    name = _name_of(entry)
+    if entry in listed:
+        message, hint = f"extension '{entry}' is listed twice", f"first listed at line {listed[entry]}; list it once"
+    elif name in taken or name in ENGINE_ANALYSES:
+        whose = "a built-in extension" if name in taken else "one of the engine's page analyses"
+        message = f"extension '{entry}' is named '{name}', as {whose} is"
+        hint = "rename its file or module: an extension's name keys its prepare data and page analysis"
+    elif name in {_name_of(e) for e in listed}:
+        other = next(e for e in listed if _name_of(e) == name)
+        message = f"extension '{entry}' is named '{name}', as '{other}' (line {listed[other]}) is"
+        hint = "rename one of them: an extension's name keys its prepare data and page analysis"
+    else:
+        listed[entry] = line
+        return False
+    problems.error(CONFIG_NAME, line, message, hint)
+    return True
+
+
+def _name_of(entry: str) -> str:
+    return Path(entry).stem if entry.endswith(".py") else entry.rsplit(".", 1)[-1]
 
 
 def entry_line(root: Path, entry: str) -> int:
@@ -363,6 +543,8 @@ def parse_failure(err: BaseException, path: str, root: Path, author_files) -> Pr
     """Return the problem for a page whose parse failed inside a course extension's code (a rule or
     role it installed, in one of `author_files`), or None when the failure is not an extension's (a
     bug: keep the traceback)."""
+    if isinstance(err, TimedOut):
+        return dataclasses.replace(err.problem, message=f"{err.problem.message} on {path}")
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
         if str(Path(frame.filename).resolve()) in author_files:
             return Problem(
@@ -414,3 +596,65 @@ def _shown(root: Path, file: Path) -> str:
         return file.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return file.as_posix()
+
+
+def hook_problem(ext: Extension, hook: str, what: str, hint: str = "") -> Problem:
+    """Return a problem with what a course extension's `hook` gave: at the line its function starts."""
+    function = getattr(getattr(ext, "module", None), hook, None)
+    code = getattr(function, "__code__", None)
+    root = getattr(ext, "root", Path("."))
+    path, line = (_shown(root, Path(code.co_filename)), code.co_firstlineno) if code else (CONFIG_NAME, 1)
+    said = what if what.startswith(":") else " " + what
+    return Problem(path, line, 0, f"extension '{ext.name}' {hook}(){said}", hint)
+
+
+def _a(value) -> str:
+    """Return 'a list', 'an int': the type of `value` as a sentence names it."""
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _checked_csp(ext: Extension, answer, problems: Problems) -> dict:
+    """Return the sources a course extension's csp() gave that course.yaml's `csp:` would accept,
+    reporting the rest at the extension."""
+    from coursegen.stages.config import CSP_DIRECTIVES, csp_problem
+
+    if answer is None:
+        return {}
+    if not isinstance(answer, dict):
+        problems.items.append(hook_problem(ext, "csp", f"returned {_a(answer)}, not {{directive: [sources]}}"))
+        return {}
+    good = {}
+    for directive, sources in answer.items():
+        if directive not in CSP_DIRECTIVES:
+            hint = choices_hint(str(directive), CSP_DIRECTIVES, "directives")
+            problems.items.append(hook_problem(ext, "csp", f"gives the unknown CSP directive {directive!r}", hint))
+        elif not isinstance(sources, (list, tuple)):
+            problems.items.append(hook_problem(ext, "csp", f"gives {directive} {_a(sources)}, not a list of sources"))
+        elif found := csp_problem(directive, list(sources)):
+            problems.items.append(hook_problem(ext, "csp", f": {found[0]}", found[1]))
+        else:
+            good[directive] = list(sources)
+    return good
+
+
+def _checked_context(ext: Extension, values, reserved: frozenset[str], problems: Problems) -> dict:
+    """Return the template values a course extension's page_context() gave, reporting an answer that is
+    no mapping of names and a name that is the engine's (`reserved`)."""
+    if not isinstance(values, dict) or not all(isinstance(k, str) for k in values):
+        problems.items.append(hook_problem(ext, "page_context", f"returned {_a(values)}, not {{name: value}}"))
+        return {}
+    clash = sorted(set(values) & reserved)
+    if clash:
+        listed = ", ".join(repr(name) for name in clash)
+        problems.items.append(
+            hook_problem(
+                ext,
+                "page_context",
+                f"gives {listed}, which the engine gives every page",
+                "choose names of the extension's own, such as "
+                f"'{ext.name}_{clash[0]}'; the engine's are: {', '.join(sorted(reserved))}",
+            )
+        )
+        return {k: v for k, v in values.items() if k not in reserved}
+    return values

@@ -36,6 +36,7 @@ from coursegen.stages.load import check_files
 from coursegen.stages.parse import ParseContext, parse_pages, parser
 from coursegen.stages.render import (
     RenderOptions,
+    engine_names,
     environment,
     missing_templates,
     render_site,
@@ -147,7 +148,9 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
                 csp_sources=allowed,
                 kept=kept,
                 compiled=session.compiled_templates,
-                page_context=extensions.page_context(course.config),
+                page_context=extensions.page_values(
+                    course.config, engine_names(environment(root, memo, session.compiled_templates))
+                ),
             )
             records.rendered(render_record)
         except Exception as err:

@@ -335,27 +335,29 @@ def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, t
     good = []
     for directive, sources in data.items():
         sources = [sources] if isinstance(sources, str) else sources
-        bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)]
-        if bad:
-            problems.error(
-                path,
-                data.line_of(directive),
-                f"CSP {directive} source {bad[0]!r} is not an allowed source",
-                "give origins or folders such as https://example.org or https://example.org/media/",
-            )
-            continue
-        unsafe = [(s, why) for s in sources if (why := csp_refusal(directive, s))]
-        if unsafe:
-            source, why = unsafe[0]
-            problems.error(
-                path,
-                data.line_of(directive),
-                f"CSP {directive} source {source!r} is refused: {why}",
-                "name the https origin or folder it comes from, such as https://cdn.example.org/lib/",
-            )
+        if found := csp_problem(directive, sources):
+            problems.error(path, data.line_of(directive), *found)
             continue
         good.append((directive, tuple(sources)))
     return tuple(good)
+
+
+def csp_problem(directive: str, sources: list) -> tuple[str, str] | None:
+    """Return (message, hint) for the first of `sources` that `directive` may not allow, or None: the
+    rules for course.yaml's `csp:` and a course extension's csp() alike."""
+    bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)]
+    if bad:
+        return (
+            f"CSP {directive} source {bad[0]!r} is not an allowed source",
+            "give origins or folders such as https://example.org or https://example.org/media/",
+        )
+    unsafe = [(s, why) for s in sources if (why := csp_refusal(directive, s))]
+    if unsafe:
+        return (
+            f"CSP {directive} source {unsafe[0][0]!r} is refused: {unsafe[0][1]}",
+            "name the https origin or folder it comes from, such as https://cdn.example.org/lib/",
+        )
+    return None
 
 
 def _parse_units(entries, path: str, problems: Problems):

@@ -34,7 +34,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from coursegen.author_code import AuthorCode, Limits
 from coursegen.course_code import CourseCode
 from coursegen.errors import Problems, did_you_mean
-from coursegen.extensions import Extensions, parse_failure
+from coursegen.extensions import ENGINE_ANALYSES, Extensions, parse_failure
 from coursegen.incremental import ParseKept, ParseRecord, keep_parsed, plan_parse
 from coursegen.memo import Memo, remembered
 from coursegen.model import Heading, Link, Page, Source
@@ -130,7 +130,7 @@ def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
     # runs in both processes of a large build and is cached with the page.
     # The link stage checks anchors against "ids"; the CSP check looks at "resources"; the service
     # worker's version and serve's search index tell changed pages from kept ones by "sha256".
-    md.page_analysers = {"ids": element_ids, "resources": page_resources, "sha256": html_sha256}
+    md.page_analysers = dict(zip(ENGINE_ANALYSES, (element_ids, page_resources, html_sha256), strict=True))
     md.add_render_rule("fence", _render_fence)
     dispatch = extensions if isinstance(extensions, Extensions) else Extensions(extensions)
     dispatch.install(md)
