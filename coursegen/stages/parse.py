@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import posixpath
 import re
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -511,7 +512,13 @@ def _near_link(path: str, base: str, paths) -> str:
 def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
     if _is_external(src):
         return src
-    path = posixpath.normpath(posixpath.join(base, src))
+    # The parser percent-encodes an address ('my pic.png', 'café.png' become 'my%20pic.png', 'caf%C3%A9.png'):
+    # the file is found by its name, and the page gets the encoded name of its copy.
+    name = urllib.parse.unquote(src)
+    if "\x00" in name:
+        env["problems"].error(env["path"], line, f"image '{src}' names a file with a NUL character")
+        return src
+    path = posixpath.normpath(posixpath.join(base, name))
     if inside_course(ctx.root, path) is None:
         env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
         return src
@@ -520,7 +527,7 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
         return src
     site_path = "media/" + path.replace("/", "-")
     env["assets"].append((site_path, path))
-    return site_path
+    return urllib.parse.quote(site_path)
 
 
 def _check_blocks_and_math(state) -> None:
