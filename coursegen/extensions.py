@@ -26,9 +26,8 @@ import importlib
 import importlib.util
 import os
 import sys
-import threading
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from coursegen.errors import ContentError, Problem, Problems, choices_hint
 from coursegen.memo import Memo, remembered
 from coursegen.stages.assets import bad_site_path
 from coursegen.stages.config import CONFIG_NAME, config_line
-from coursegen.watchdog import OutOfTime, in_folder, time_limit
+from coursegen.watchdog import Deadlines, OutOfTime, in_folder, time_limit
 
 
 @dataclass(frozen=True)
@@ -296,7 +295,7 @@ class CourseExtension(ModuleExtension):
             if callable(getattr(module, hook, None)) and hook not in REPORTS_ITSELF:
                 setattr(self, hook, functools.partial(self._call, hook))
         self.session_hooks = ()  # a course's hooks take the documented arguments alone
-        self._limited: set[int] = set()  # the threads inside one of its timed calls (see timed)
+        self._deadlines = Deadlines()  # the time limits of what it adds to the parser (see timed)
         if callable(getattr(module, "analyse", None)):
             setattr(self, "analyse", self.timed(module.analyse, "analyse hook"))  # noqa: B010 - mypy: no method-assign
 
@@ -306,20 +305,24 @@ class CourseExtension(ModuleExtension):
         stage reports at the line the code was at (extensions.parse_failure). A call inside another
         (a role called by a rule) runs under the outer one's limit."""
         late = f"extension '{self.name}' did not finish its {what} within {shown_limit(self.seconds)}"
+        files = in_folder(self.root)
+
+        def stuck(where) -> None:
+            _give_up(out_of_time(self.root, where, late))
+
+        deadlines, seconds = self._deadlines, self.seconds
 
         @functools.wraps(function)
         def run(*args, **kwargs):
-            thread = threading.get_ident()
-            if thread in self._limited:
-                return function(*args, **kwargs)
-            self._limited.add(thread)
+            call = deadlines.enter(seconds, files, stuck)
             try:
-                with limited(self.root, self.seconds, late) as watch:
-                    return function(*args, **kwargs)
+                return function(*args, **kwargs)
             except OutOfTime:
-                raise TimedOut(out_of_time(self.root, watch.where, late)) from None
+                if call is None:  # inside another timed call: that one reports it
+                    raise
+                raise TimedOut(out_of_time(self.root, call.where, late)) from None
             finally:
-                self._limited.discard(thread)
+                deadlines.leave(call)
 
         return run
 
@@ -436,7 +439,7 @@ def course_extensions(
     config,
     problems: Problems,
     session,
-    taken: set[str] = frozenset(),  # type: ignore[assignment]
+    taken: Collection[str] = (),
 ) -> list[CourseExtension]:
     """Return the course's extensions from course.yaml, loaded, reporting those that cannot be; their
     files join the session's `extension_files` (a failure there is the course's problem, not a bug).
@@ -471,7 +474,7 @@ def course_extensions(
     return found
 
 
-def clashing_name(entry: str, line: int, listed: dict[str, int], taken: set[str], problems: Problems) -> bool:
+def clashing_name(entry: str, line: int, listed: dict[str, int], taken: Collection[str], problems: Problems) -> bool:
     """Report an entry listed twice, or whose name (a file's stem, a module's last name) another extension
     or an engine analysis has; note it in `listed` otherwise. Return whether it was reported."""
     name = _name_of(entry)

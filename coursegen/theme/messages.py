@@ -100,8 +100,13 @@ def reference(root: Path, memo: Memo | None = None) -> dict[str, str]:
     file = catalogue_path(root, REFERENCE)
     if file is None or file.parent.parent == theme.packaged_theme():
         return english
-    own = kept_catalogue(file, REFERENCE, memo)
-    return {**english, **{key: text for key, text in own.items() if key in english and _good_text(text)}}
+    stat = file.stat()
+
+    def merged() -> dict[str, str]:
+        own = read_catalogue(file, REFERENCE)
+        return {**english, **{key: text for key, text in own.items() if key in english and _good_text(text)}}
+
+    return remembered(memo, "catalogue", ("reference", file, stat.st_mtime_ns, stat.st_size), merged)
 
 
 def packaged_english(memo: Memo | None = None) -> dict[str, str]:
