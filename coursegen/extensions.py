@@ -32,7 +32,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.author_code import DEFAULT_SECONDS, shown_limit
-from coursegen.errors import ContentError, Problem, Problems, choices_hint
+from coursegen.errors import ContentError, Problem, Problems
+from coursegen.extension_rules import (
+    TimedOut,
+    a_type,
+    checked_context,
+    checked_csp,
+    clashing_name,
+    guard_installed,
+    hook_problem,
+    installed,
+    shown,
+)
 from coursegen.memo import Memo, remembered
 from coursegen.stages.assets import bad_site_path
 from coursegen.stages.config import CONFIG_NAME, config_line
@@ -74,9 +85,6 @@ BY_NAME = {event.name: event for event in EVENTS}
 REPORTS_ITSELF = ("analyse",)  # runs inside the parser, once per page: a failure is reported at the page
 EXITS = (SystemExit, KeyboardInterrupt)  # what course code may raise that is no Exception: a failure all the same
 LIMIT_HINT = "make it faster, or raise `limits: {seconds: …}` in course.yaml (default 10)"
-# The engine's own page analyses (stages/parse.make_markdown), kept as page.derived[name] beside each
-# extension's `analyse` under the extension's name: no extension may take one of these names.
-ENGINE_ANALYSES = ("ids", "resources", "sha256")
 
 
 class Extension:
@@ -166,7 +174,7 @@ class Extensions:
                             hook_problem(
                                 ext,
                                 "configure",
-                                f"returned {_a(answer)}, not the configuration",
+                                f"returned {a_type(answer)}, not the configuration",
                                 "return the config it is given, or dataclasses.replace(config, …)",
                             )
                         ]
@@ -198,7 +206,7 @@ class Extensions:
         for ext in self._joining("csp", (config,)):
             answer = with_session(ext, "csp", self.session, config)
             if isinstance(ext, CourseExtension):
-                answer = _checked_csp(ext, answer, problems)
+                answer = checked_csp(ext, answer, problems)
             answers.append(answer)
         problems.raise_if_errors()
         found: dict[str, list[str]] = {}
@@ -231,7 +239,7 @@ class Extensions:
         for ext in self._joining("page_context", (config,)):
             values = with_session(ext, "page_context", self.session, config) or {}
             if isinstance(ext, CourseExtension):
-                values = _checked_context(ext, values, reserved, problems)
+                values = checked_context(ext, values, reserved, problems)
             else:
                 reserved = reserved | set(values)
             found.update(values)
@@ -347,74 +355,9 @@ class CourseExtension(ModuleExtension):
         own = Path(getattr(self.module, "__file__", "") or "")
         for frame in reversed(traceback.extract_tb(err.__traceback__)):
             if own and Path(frame.filename) == own:
-                path, line = _shown(self.root, own), frame.lineno or 1
+                path, line = shown(self.root, own), frame.lineno or 1
                 break
         return Problem(path, line, 0, f"extension '{self.name}' failed in {hook}: {described(err)}", exit_hint(err))
-
-
-class TimedOut(Exception):
-    """Code a course extension added to the parser ran past its time limit: `problem` says where."""
-
-    def __init__(self, problem: Problem):
-        super().__init__(problem.message)
-        self.problem = problem
-
-
-def _rulers(md) -> tuple:
-    return (md.core.ruler, md.block.ruler, md.inline.ruler, md.inline.ruler2)
-
-
-def installed(md) -> dict:
-    """Return what the parser `md` calls, by kind and name: its rules, render rules, roles, fences,
-    container rules and page analysers (compared after an extension's install: guard_installed)."""
-    return {
-        "rules": {(i, rule.name): rule.fn for i, ruler in enumerate(_rulers(md)) for rule in ruler.__rules__},
-        "render": dict(md.renderer.rules),
-        "roles": dict(getattr(md, "role_handlers", {})),
-        "fences": dict(getattr(md.renderer, "fence_handlers", {})),
-        "containers": list(getattr(md, "container_rules", [])),
-        "analysers": dict(getattr(md, "page_analysers", {})),
-    }
-
-
-def guard_installed(md, before: dict, ext: CourseExtension) -> None:
-    """Run what a course's extension added to `md` under its time limit (CourseExtension.timed), and
-    refuse a role or fence it replaced: the built-in {calc} would silently compute something else."""
-    replaced = [
-        hook_problem(
-            ext,
-            "install",
-            f"replaces the {kind[:-1]} '{shown.format(name)}' another extension gives",
-            f"register the {kind[:-1]} under a name of its own",
-        )
-        for kind, table, shown in (
-            ("roles", md.__dict__.get("role_handlers", {}), "{{{}}}"),
-            ("fences", getattr(md.renderer, "fence_handlers", {}), "{}"),
-        )
-        for name, handler in table.items()
-        if name in before[kind] and before[kind][name] is not handler
-    ]
-    if replaced:
-        raise ContentError(replaced)
-    for i, ruler in enumerate(_rulers(md)):
-        new = [rule for rule in ruler.__rules__ if before["rules"].get((i, rule.name)) is not rule.fn]
-        for rule in new:
-            rule.fn = ext.timed(rule.fn, f"rule '{rule.name}'")
-        if new:
-            ruler.__cache__ = None  # markdown-it compiles its chains of functions again
-    for kind, table, what in (
-        ("render", md.renderer.rules, "render rule '{}'"),
-        ("roles", getattr(md, "role_handlers", {}), "role '{{{}}}'"),
-        ("fences", getattr(md.renderer, "fence_handlers", {}), "fence '{}'"),
-        ("analysers", getattr(md, "page_analysers", {}), "page analyser '{}'"),
-    ):
-        for name, function in list(table.items()):
-            if before[kind].get(name) is not function:
-                table[name] = ext.timed(function, what.format(name))
-    containers = getattr(md, "container_rules", [])
-    containers[len(before["containers"]) :] = [
-        ext.timed(rule, "block rule") for rule in containers[len(before["containers"]) :]
-    ]
 
 
 def with_session(extension: Extension, hook: str, session, *args):
@@ -462,7 +405,7 @@ def course_extensions(
             inside = in_folder(root)
             frame = next((f for f in reversed(traceback.extract_tb(err.__traceback__)) if inside(f.filename)), None)
             problems.error(
-                _shown(root, Path(frame.filename)) if frame else CONFIG_NAME,
+                shown(root, Path(frame.filename)) if frame else CONFIG_NAME,
                 (frame.lineno or 1) if frame else line,
                 f"extension '{entry}' cannot be loaded: {described(err)}",
                 exit_hint(err) or "list a module name, or a .py file relative to the course folder",
@@ -472,31 +415,6 @@ def course_extensions(
         if getattr(module, "__file__", None):
             session.extension_files.add(str(Path(module.__file__).resolve()))
     return found
-
-
-def clashing_name(entry: str, line: int, listed: dict[str, int], taken: Collection[str], problems: Problems) -> bool:
-    """Report an entry listed twice, or whose name (a file's stem, a module's last name) another extension
-    or an engine analysis has; note it in `listed` otherwise. Return whether it was reported."""
-    name = _name_of(entry)
-    if entry in listed:
-        message, hint = f"extension '{entry}' is listed twice", f"first listed at line {listed[entry]}; list it once"
-    elif name in taken or name in ENGINE_ANALYSES:
-        whose = "a built-in extension" if name in taken else "one of the engine's page analyses"
-        message = f"extension '{entry}' is named '{name}', as {whose} is"
-        hint = "rename its file or module: an extension's name keys its prepare data and page analysis"
-    elif name in {_name_of(e) for e in listed}:
-        other = next(e for e in listed if _name_of(e) == name)
-        message = f"extension '{entry}' is named '{name}', as '{other}' (line {listed[other]}) is"
-        hint = "rename one of them: an extension's name keys its prepare data and page analysis"
-    else:
-        listed[entry] = line
-        return False
-    problems.error(CONFIG_NAME, line, message, hint)
-    return True
-
-
-def _name_of(entry: str) -> str:
-    return Path(entry).stem if entry.endswith(".py") else entry.rsplit(".", 1)[-1]
 
 
 def entry_line(root: Path, entry: str) -> int:
@@ -529,7 +447,7 @@ def limited(root: Path, seconds: float, late: str) -> time_limit:
 def out_of_time(root: Path, where: tuple[str, int] | None, message: str, line: int = 0) -> Problem:
     """Return the problem for extension code out of time, at the course line it was at when stopped."""
     path, line = (
-        (_shown(root, Path(where[0])), where[1]) if where else (CONFIG_NAME, line or config_line(root, "extensions:"))
+        (shown(root, Path(where[0])), where[1]) if where else (CONFIG_NAME, line or config_line(root, "extensions:"))
     )
     return Problem(path, line, 0, message, LIMIT_HINT)
 
@@ -555,7 +473,7 @@ def parse_failure(err: BaseException, path: str, root: Path, author_files) -> Pr
                 1,
                 0,
                 f"an extension failed on this page: {type(err).__name__}: {err}",
-                f"at {_shown(root, Path(frame.filename))}:{frame.lineno}",
+                f"at {shown(root, Path(frame.filename))}:{frame.lineno}",
             )
     return None
 
@@ -592,72 +510,3 @@ def _course_on_path(root: Path):
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(str(root))
-
-
-def _shown(root: Path, file: Path) -> str:
-    try:
-        return file.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return file.as_posix()
-
-
-def hook_problem(ext: Extension, hook: str, what: str, hint: str = "") -> Problem:
-    """Return a problem with what a course extension's `hook` gave: at the line its function starts."""
-    function = getattr(getattr(ext, "module", None), hook, None)
-    code = getattr(function, "__code__", None)
-    root = getattr(ext, "root", Path("."))
-    path, line = (_shown(root, Path(code.co_filename)), code.co_firstlineno) if code else (CONFIG_NAME, 1)
-    said = what if what.startswith(":") else " " + what
-    return Problem(path, line, 0, f"extension '{ext.name}' {hook}(){said}", hint)
-
-
-def _a(value) -> str:
-    """Return 'a list', 'an int': the type of `value` as a sentence names it."""
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
-
-
-def _checked_csp(ext: Extension, answer, problems: Problems) -> dict:
-    """Return the sources a course extension's csp() gave that course.yaml's `csp:` would accept,
-    reporting the rest at the extension."""
-    from coursegen.stages.config import CSP_DIRECTIVES, csp_problem
-
-    if answer is None:
-        return {}
-    if not isinstance(answer, dict):
-        problems.items.append(hook_problem(ext, "csp", f"returned {_a(answer)}, not {{directive: [sources]}}"))
-        return {}
-    good = {}
-    for directive, sources in answer.items():
-        if directive not in CSP_DIRECTIVES:
-            hint = choices_hint(str(directive), CSP_DIRECTIVES, "directives")
-            problems.items.append(hook_problem(ext, "csp", f"gives the unknown CSP directive {directive!r}", hint))
-        elif not isinstance(sources, (list, tuple)):
-            problems.items.append(hook_problem(ext, "csp", f"gives {directive} {_a(sources)}, not a list of sources"))
-        elif found := csp_problem(directive, list(sources)):
-            problems.items.append(hook_problem(ext, "csp", f": {found[0]}", found[1]))
-        else:
-            good[directive] = list(sources)
-    return good
-
-
-def _checked_context(ext: Extension, values, reserved: frozenset[str], problems: Problems) -> dict:
-    """Return the template values a course extension's page_context() gave, reporting an answer that is
-    no mapping of names and a name that is the engine's (`reserved`)."""
-    if not isinstance(values, dict) or not all(isinstance(k, str) for k in values):
-        problems.items.append(hook_problem(ext, "page_context", f"returned {_a(values)}, not {{name: value}}"))
-        return {}
-    clash = sorted(set(values) & reserved)
-    if clash:
-        listed = ", ".join(repr(name) for name in clash)
-        problems.items.append(
-            hook_problem(
-                ext,
-                "page_context",
-                f"gives {listed}, which the engine gives every page",
-                "choose names of the extension's own, such as "
-                f"'{ext.name}_{clash[0]}'; the engine's are: {', '.join(sorted(reserved))}",
-            )
-        )
-        return {k: v for k, v in values.items() if k not in reserved}
-    return values

@@ -35,7 +35,8 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from coursegen.author_code import AuthorCode, Limits
 from coursegen.course_code import CourseCode
 from coursegen.errors import Problems, did_you_mean
-from coursegen.extensions import ENGINE_ANALYSES, Extensions, parse_failure
+from coursegen.extension_rules import ENGINE_ANALYSES
+from coursegen.extensions import Extensions, parse_failure
 from coursegen.incremental import ParseKept, ParseRecord, keep_parsed, plan_parse
 from coursegen.memo import Memo, remembered
 from coursegen.model import Heading, Link, Page, Source
