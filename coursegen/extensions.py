@@ -13,7 +13,8 @@ module names (looked for in the course folder first) or `.py` files in the cours
 extension that fails to load, or raises in an event, is a problem at its line (in course.yaml, or
 in the extension's own file), not a traceback; so is one that calls `sys.exit()` or raises
 KeyboardInterrupt. Its import and each call run under the course's `limits: {seconds: …}` (watchdog.py),
-stopped past it and reported at the line they were at.
+stopped past it and reported at the line they were at; so do its `analyse` and the rules and roles its
+`install` adds to the parser. What it gives the build is held to course.yaml's rules (extension_rules.py).
 """
 
 from __future__ import annotations
