@@ -13,12 +13,14 @@ module names (looked for in the course folder first) or `.py` files in the cours
 extension that fails to load, or raises in an event, is a problem at its line (in course.yaml, or
 in the extension's own file), not a traceback; so is one that calls `sys.exit()` or raises
 KeyboardInterrupt. Its import and each call run under the course's `limits: {seconds: …}` (watchdog.py),
-stopped past it and reported at the line they were at.
+stopped past it and reported at the line they were at; so do its `analyse` and the rules and roles its
+`install` adds to the parser. What it gives the build is held to course.yaml's rules (extension_rules.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import importlib
@@ -26,15 +28,27 @@ import importlib.util
 import os
 import sys
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.author_code import DEFAULT_SECONDS, shown_limit
 from coursegen.errors import ContentError, Problem, Problems
+from coursegen.extension_rules import (
+    TimedOut,
+    a_type,
+    checked_context,
+    checked_csp,
+    clashing_name,
+    guard_installed,
+    hook_problem,
+    installed,
+    shown,
+)
 from coursegen.memo import Memo, remembered
+from coursegen.stages.assets import bad_site_path
 from coursegen.stages.config import CONFIG_NAME, config_line
-from coursegen.watchdog import OutOfTime, in_folder, time_limit
+from coursegen.watchdog import Deadlines, OutOfTime, in_folder, time_limit
 
 
 @dataclass(frozen=True)
@@ -142,14 +156,31 @@ class Extensions:
         return [with_session(ext, event, self.session, *args) for ext in self._joining(event, args)]
 
     def install(self, md) -> None:
-        """Let every extension add its syntax to the parser `md`."""
-        self._answers("install", md)
+        """Let every extension add its syntax to the parser `md`; what a course's extension adds runs
+        under its time limit, and may not replace a role or fence another extension gave."""
+        for ext in self._joining("install", (md,)):
+            before = installed(md)
+            with_session(ext, "install", self.session, md)
+            if isinstance(ext, CourseExtension):
+                guard_installed(md, before, ext)
 
     def configure(self, config, options):
         """Return the configuration after every extension's `configure`, each given the one before's."""
         for ext in self._joining("configure", (config, options)):
             if config is not None:
-                config = ext.configure(config, options) or config
+                answer = ext.configure(config, options)
+                if answer is not None and type(answer) is not type(config):
+                    raise ContentError(
+                        [
+                            hook_problem(
+                                ext,
+                                "configure",
+                                f"returned {a_type(answer)}, not the configuration",
+                                "return the config it is given, or dataclasses.replace(config, …)",
+                            )
+                        ]
+                    )
+                config = answer or config
         return config
 
     def start(self, root: Path, config, python) -> None:
@@ -170,20 +201,51 @@ class Extensions:
         self._answers("check", course, root, problems)
 
     def csp(self, config) -> dict[str, list[str]]:
-        """Return the extra sources per CSP directive: each extension's, then course.yaml's `csp:`."""
+        """Return the extra sources per CSP directive: each extension's, then course.yaml's `csp:`. A course
+        extension's sources are held to the rules of course.yaml's (config.csp_problem)."""
+        answers, problems = [], Problems()
+        for ext in self._joining("csp", (config,)):
+            answer = with_session(ext, "csp", self.session, config)
+            if isinstance(ext, CourseExtension):
+                answer = checked_csp(ext, answer, problems)
+            answers.append(answer)
+        problems.raise_if_errors()
         found: dict[str, list[str]] = {}
-        for contribution in [*self._answers("csp", config), dict(config.csp)]:
+        for contribution in [*answers, dict(config.csp)]:
             for directive, sources in (contribution or {}).items():
                 found.setdefault(directive, []).extend(s for s in sources if s not in found.get(directive, []))
         return found
 
     def add_files(self, course, root: Path, assets, problems: Problems) -> None:
-        """Let every extension add its files to the site, in order (offline last sees the others')."""
-        self._answers("add_files", course, root, assets, problems)
+        """Let every extension add its files to the site, in order (offline last sees the others'); a file
+        a course's extension puts where no site file can be is a problem at its hook."""
+        for ext in self._joining("add_files", (course, root, assets, problems)):
+            before = set(assets.files)
+            with_session(ext, "add_files", self.session, course, root, assets, problems)
+            if isinstance(ext, CourseExtension):
+                for path in sorted(set(assets.files) - before, key=str):
+                    if why := bad_site_path(path):
+                        problems.items.append(hook_problem(ext, "add_files", f"adds the file {path!r}: {why}"))
+                        del assets.files[path]
 
     def page_context(self, config) -> dict:
         """Return the values every page's template receives from the extensions, later ones winning."""
-        return {key: value for values in self._answers("page_context", config) for key, value in (values or {}).items()}
+        return self.page_values(config, frozenset())
+
+    def page_values(self, config, reserved: frozenset[str]) -> dict:
+        """Return page_context(config), a course's extension kept from the engine's `reserved` names (those
+        render passes every template: render.engine_names) and from a built-in extension's."""
+        found: dict = {}
+        problems = Problems()
+        for ext in self._joining("page_context", (config,)):
+            values = with_session(ext, "page_context", self.session, config) or {}
+            if isinstance(ext, CourseExtension):
+                values = checked_context(ext, values, reserved, problems)
+            else:
+                reserved = reserved | set(values)
+            found.update(values)
+        problems.raise_if_errors()
+        return found
 
     def serve(self, root: Path, ready: Callable[[], None], building) -> list[Callable[[], None]]:
         """Return what stops each thing the extensions started for `serve`."""
@@ -196,7 +258,8 @@ def extensions_for(root: Path, config, problems: Problems, session) -> Extension
     from coursegen import features  # here: the features import the stages, which import this module
 
     early, late = features.built_in(config)
-    return Extensions((*early, *course_extensions(root, config, problems, session), *late), session)
+    taken = {ext.name for ext in (*early, *late)}
+    return Extensions((*early, *course_extensions(root, config, problems, session, taken), *late), session)
 
 
 def built_in_extensions(session=None) -> Extensions:
@@ -241,6 +304,36 @@ class CourseExtension(ModuleExtension):
             if callable(getattr(module, hook, None)) and hook not in REPORTS_ITSELF:
                 setattr(self, hook, functools.partial(self._call, hook))
         self.session_hooks = ()  # a course's hooks take the documented arguments alone
+        self._deadlines = Deadlines()  # the time limits of what it adds to the parser (see timed)
+        if callable(getattr(module, "analyse", None)):
+            setattr(self, "analyse", self.timed(module.analyse, "analyse hook"))  # noqa: B010 - mypy: no method-assign
+
+    def timed(self, function: Callable, what: str) -> Callable:
+        """Return `function` run under the extension's time limit, for code the parser calls (its
+        `analyse`, the rules and roles it installed): past the limit it raises TimedOut, which the parse
+        stage reports at the line the code was at (extensions.parse_failure). A call inside another
+        (a role called by a rule) runs under the outer one's limit."""
+        late = f"extension '{self.name}' did not finish its {what} within {shown_limit(self.seconds)}"
+        files = in_folder(self.root)
+
+        def stuck(where) -> None:
+            _give_up(out_of_time(self.root, where, late))
+
+        deadlines, seconds = self._deadlines, self.seconds
+
+        @functools.wraps(function)
+        def run(*args, **kwargs):
+            call = deadlines.enter(seconds, files, stuck)
+            try:
+                return function(*args, **kwargs)
+            except OutOfTime:
+                if call is None:  # inside another timed call: that one reports it
+                    raise
+                raise TimedOut(out_of_time(self.root, call.where, late)) from None
+            finally:
+                deadlines.leave(call)
+
+        return run
 
     def _call(self, hook: str, *args):
         problems = next((a for a in args if isinstance(a, Problems)), None)
@@ -263,7 +356,7 @@ class CourseExtension(ModuleExtension):
         own = Path(getattr(self.module, "__file__", "") or "")
         for frame in reversed(traceback.extract_tb(err.__traceback__)):
             if own and Path(frame.filename) == own:
-                path, line = _shown(self.root, own), frame.lineno or 1
+                path, line = shown(self.root, own), frame.lineno or 1
                 break
         return Problem(path, line, 0, f"extension '{self.name}' failed in {hook}: {described(err)}", exit_hint(err))
 
@@ -285,13 +378,22 @@ def exit_hint(err: BaseException) -> str:
     return ""
 
 
-def course_extensions(root: Path, config, problems: Problems, session) -> list[CourseExtension]:
+def course_extensions(
+    root: Path,
+    config,
+    problems: Problems,
+    session,
+    taken: Collection[str] = (),
+) -> list[CourseExtension]:
     """Return the course's extensions from course.yaml, loaded, reporting those that cannot be; their
-    files join the session's `extension_files` (a failure there is the course's problem, not a bug)."""
-    found = []
+    files join the session's `extension_files` (a failure there is the course's problem, not a bug).
+    An extension's name keys its prepare data and its page analysis: one listed twice, or named like a
+    built-in extension (`taken`), an engine analysis or another of the course's, is refused."""
+    found: list[CourseExtension] = []
+    listed: dict[str, int] = {}
     for entry in config.extensions if config else ():
         line = entry_line(root, entry)
-        if taken_name(root, entry, line, problems):
+        if taken_name(root, entry, line, problems) or clashing_name(entry, line, listed, taken, problems):
             continue
         late = f"extension '{entry}' did not finish importing within {shown_limit(config.limits.seconds)}"
         try:
@@ -304,7 +406,7 @@ def course_extensions(root: Path, config, problems: Problems, session) -> list[C
             inside = in_folder(root)
             frame = next((f for f in reversed(traceback.extract_tb(err.__traceback__)) if inside(f.filename)), None)
             problems.error(
-                _shown(root, Path(frame.filename)) if frame else CONFIG_NAME,
+                shown(root, Path(frame.filename)) if frame else CONFIG_NAME,
                 (frame.lineno or 1) if frame else line,
                 f"extension '{entry}' cannot be loaded: {described(err)}",
                 exit_hint(err) or "list a module name, or a .py file relative to the course folder",
@@ -346,7 +448,7 @@ def limited(root: Path, seconds: float, late: str) -> time_limit:
 def out_of_time(root: Path, where: tuple[str, int] | None, message: str, line: int = 0) -> Problem:
     """Return the problem for extension code out of time, at the course line it was at when stopped."""
     path, line = (
-        (_shown(root, Path(where[0])), where[1]) if where else (CONFIG_NAME, line or config_line(root, "extensions:"))
+        (shown(root, Path(where[0])), where[1]) if where else (CONFIG_NAME, line or config_line(root, "extensions:"))
     )
     return Problem(path, line, 0, message, LIMIT_HINT)
 
@@ -363,6 +465,8 @@ def parse_failure(err: BaseException, path: str, root: Path, author_files) -> Pr
     """Return the problem for a page whose parse failed inside a course extension's code (a rule or
     role it installed, in one of `author_files`), or None when the failure is not an extension's (a
     bug: keep the traceback)."""
+    if isinstance(err, TimedOut):
+        return dataclasses.replace(err.problem, message=f"{err.problem.message} on {path}")
     for frame in reversed(traceback.extract_tb(err.__traceback__)):
         if str(Path(frame.filename).resolve()) in author_files:
             return Problem(
@@ -370,7 +474,7 @@ def parse_failure(err: BaseException, path: str, root: Path, author_files) -> Pr
                 1,
                 0,
                 f"an extension failed on this page: {type(err).__name__}: {err}",
-                f"at {_shown(root, Path(frame.filename))}:{frame.lineno}",
+                f"at {shown(root, Path(frame.filename))}:{frame.lineno}",
             )
     return None
 
@@ -407,10 +511,3 @@ def _course_on_path(root: Path):
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(str(root))
-
-
-def _shown(root: Path, file: Path) -> str:
-    try:
-        return file.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return file.as_posix()

@@ -52,10 +52,31 @@ def check_course_files(root: Path, problems: Problems, names: tuple[str, ...] = 
     may lead back to a parent).
     """
     followed: set[Path] = set()
+    if _undecodable(str(root)):
+        problems.error(
+            _readable(str(root)), 0, "the course folder's name is not text in this system's encoding", UNDECODABLE_HINT
+        )
+        return
     for name in names:
         path = root / name
         if os.path.lexists(path):
             _check_entry(root, name, path.is_symlink(), path.is_dir(), path.is_file(), problems, followed)
+
+
+# A name the file system encoding cannot decode (non-ASCII under an ASCII locale with PYTHONUTF8=0)
+# comes as lone surrogates, which no page, hash or message can be written with.
+UNDECODABLE_HINT = (
+    "run coursegen in a UTF-8 locale (LANG=C.UTF-8) or with PYTHONUTF8=1, or rename it with ASCII letters"
+)
+
+
+def _undecodable(name: str) -> bool:
+    return any("\udc80" <= c <= "\udcff" for c in name)
+
+
+def _readable(name: str) -> str:
+    """Return a name as its bytes read in UTF-8 (what a terminal shows), for a message."""
+    return os.fsencode(name).decode("utf-8", "replace")
 
 
 def check_changed_files(root: Path, changed, problems: Problems, names: tuple[str, ...] = COURSE_INPUTS) -> None:
@@ -84,6 +105,14 @@ def _check_entry(
     root: Path, shown: str, link: bool, folder: bool, regular: bool, problems: Problems, followed: set
 ) -> None:
     path = root / shown
+    if _undecodable(shown):
+        problems.error(
+            _readable(shown),
+            1,
+            f"the name of '{_readable(shown)}' is not text in this system's encoding",
+            UNDECODABLE_HINT,
+        )
+        return
     if link:
         if _loops(path):
             problems.error(shown, 1, f"'{shown}' is a loop of symbolic links")

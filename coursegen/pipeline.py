@@ -36,6 +36,7 @@ from coursegen.stages.load import check_files, source_kind
 from coursegen.stages.parse import ParseContext, parse_pages, parser
 from coursegen.stages.render import (
     RenderOptions,
+    engine_names,
     environment,
     missing_templates,
     render_site,
@@ -109,7 +110,10 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
         problems.raise_if_errors()
     extensions = extensions_for(root, config, problems, session)
     config = extensions.configure(config, options)
+    before = len(problems.items)
     records.sources = load_course_sources(root, problems, read, records.sources, changes)
+    if any(p.severity == "error" for p in problems.items[before:]):  # a source not read: its unit and links
+        problems.raise_if_errors()  # would be reported missing, follow-ons of the one cause shown alone
     sources = list(records.sources.sources.values())
     if unreadable_sources(problems, records.sources.sources):  # its unit and links to it: follow-on problems
         problems.raise_if_errors()
@@ -162,7 +166,9 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
                 csp_sources=allowed,
                 kept=kept,
                 compiled=session.compiled_templates,
-                page_context=extensions.page_context(course.config),
+                page_context=extensions.page_values(
+                    course.config, engine_names(environment(root, memo, session.compiled_templates))
+                ),
             )
             records.rendered(render_record)
         except Exception as err:

@@ -42,6 +42,7 @@ class LineDict(dict):
 
 
 MAX_INT_DIGITS = 100
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class RefusedYaml(MarkedYAMLError):
@@ -135,6 +136,15 @@ class _LineLoader(Reader, Scanner, Parser, Composer, SafeConstructor, _Resolver)
     def construct_yaml_seq(self, node):
         return self.construct_sequence(node, deep=True)
 
+    def construct_yaml_str(self, node):
+        # A "\ud800" escape makes half of a character, which no page can be written with.
+        value = super().construct_yaml_str(node)
+        if (found := SURROGATE.search(value)) is not None:
+            raise _refuse(
+                node, f"text holds '\\u{ord(found.group()):04x}', half of a character; write the character itself"
+            )
+        return value
+
     def construct_yaml_int(self, node):
         # Python refuses to read or print integers of more than 4300 digits; no course needs 100.
         if len(node.value) > MAX_INT_DIGITS:
@@ -145,6 +155,7 @@ class _LineLoader(Reader, Scanner, Parser, Composer, SafeConstructor, _Resolver)
 _LineLoader.add_constructor("tag:yaml.org,2002:map", _LineLoader.construct_yaml_map)
 _LineLoader.add_constructor("tag:yaml.org,2002:seq", _LineLoader.construct_yaml_seq)
 _LineLoader.add_constructor("tag:yaml.org,2002:int", _LineLoader.construct_yaml_int)
+_LineLoader.add_constructor("tag:yaml.org,2002:str", _LineLoader.construct_yaml_str)
 
 # The fast path: the same constructor and resolver over libyaml's parser, for documents nested
 # shallowly enough for its recursive composer (C recursion has no RecursionError to stop it).

@@ -38,7 +38,7 @@ def apply_case(root: Path, case: dict) -> None:
 
 
 def make_entry(target: Path, kind: str, link_to: str) -> None:
-    """Put a symbolic link (to `link_to`, taken as written), a FIFO or a folder where `target` is."""
+    """Put a symbolic link (to `link_to`, taken as written), a FIFO, a folder or an empty file where `target` is."""
     if target.is_symlink() or target.is_file():
         target.unlink()
     elif target.is_dir():
@@ -50,6 +50,8 @@ def make_entry(target: Path, kind: str, link_to: str) -> None:
         os.mkfifo(target)
     elif kind == "dir":
         target.mkdir()
+    elif kind == "file":
+        target.write_text("")
     else:
         raise AssertionError(f"unknown make: {kind!r}")
 

@@ -13,6 +13,20 @@ from coursegen.theme import files as theme
 from coursegen.theme import messages
 
 
+def bad_site_path(path: str) -> str:
+    """Return why `path` cannot name a file of the site (it would climb out, or no disk could hold
+    it), or '' when it can."""
+    if not isinstance(path, str) or not path:
+        return "it is not a file name"
+    if any(ord(c) < 0x20 or c == "\x7f" for c in path):
+        return "it holds a control character"
+    if path.startswith("/") or "\\" in path:
+        return "it is an absolute path, or holds a backslash"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return "it climbs out of its folder, or has an empty part"
+    return ""
+
+
 def hashed_name(site_path: str, data: bytes) -> str:
     """Return `dir/name.<hash8>.ext` for the given content."""
     stem, ext = posixpath.splitext(site_path)
@@ -70,7 +84,9 @@ class Assets:
                 cancel()
 
     def add(self, name: str, data: bytes, folder: str = "assets") -> str:
-        """Store an asset and return its hashed site path."""
+        """Store an asset and return its hashed site path (ValueError for a name that cannot be one)."""
+        if why := bad_site_path(f"{folder}/{name}"):
+            raise ValueError(f"asset name {name!r} in folder {folder!r} cannot name a file of the site: {why}")
         path = hashed_name(f"{folder}/{name}", data)
         self.urls[name], self.files[path] = path, data
         return path

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,16 @@ PORT = re.compile(r"^https?://(?:\[[^\]]*\]|[^/:]*)(?::(\d+))?")  # of a base_ur
 # `id:` keys the learners' progress in their browsers (templates/assets/progress.js): plain characters only,
 # so it reads the same in a storage key, a JSON export and a page's data block.
 COURSE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# `language:` names the catalogue file (templates/messages/<language>.yaml) and the pages' lang: only a
+# well-formed BCP 47 tag (RFC 5646, section 2.1, without the grandfathered forms) of at most 35 characters
+# (its section 4.4.1) gets through: letters, digits and hyphens, so never a path.
+LANGUAGE_TAG = re.compile(
+    r"^(?:[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})"  # language, extended language subtags
+    r"(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?"  # script, region
+    r"(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*"  # variants
+    r"(?:-[0-9A-WY-Za-wy-z](?:-[A-Za-z0-9]{2,8})+)*(?:-x(?:-[A-Za-z0-9]{1,8})+)?$"  # extensions, private use
+)
+LANGUAGE_LENGTH = 35
 
 
 @dataclass(frozen=True)
@@ -228,7 +239,7 @@ def parse_config(
         id=_course_id(top, data, path, problems),
         description=top.get("description", ""),
         base_url=base_url.rstrip("/") + "/" if base_url else "",
-        language=top.get("language", "en"),
+        language=_language(top, data, path, problems),
         units=units,
         pyodide=PyodideConfig(**pyodide),
         theme=dict(theme),
@@ -254,6 +265,45 @@ def _course_id(top: dict, data: LineDict, path: str, problems: Problems) -> str:
         )
         return ""
     return course_id
+
+
+def slug_from(name: str) -> str:
+    """Return the slug course.yaml would accept for a file's slug `name`: accents dropped (NFC or NFD
+    alike), lowercase, other characters hyphens ('Café Noir' -> 'cafe-noir')."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
+    return "-".join(re.findall(r"[a-z0-9]+", plain)) or "unit"
+
+
+def language_tag(text: str) -> bool:
+    """Return whether `text` is a well-formed BCP 47 language tag coursegen accepts (see LANGUAGE_TAG)."""
+    return len(text) <= LANGUAGE_LENGTH and LANGUAGE_TAG.match(text) is not None
+
+
+def _language(top: dict, data, path: str, problems: Problems) -> str:
+    """Return `language:` (default 'en'); a POSIX locale name such as 'de_DE' falls back to its language,
+    with a warning; anything else that is no language tag is an error (and the pages stay English)."""
+    language = top.get("language", "en")
+    if language_tag(language):
+        return language
+    line = data.line_of("language")
+    shown = repr(language) if len(language) <= 40 else repr(language[:40]) + "…"
+    if language_tag(language.replace("_", "-")):
+        primary = language.split("_")[0].lower()
+        problems.warning(
+            path,
+            line,
+            f"language {shown} is not a BCP 47 tag: the pages use {primary!r}",
+            f"write {language.replace('_', '-')!r}, with a hyphen",
+        )
+        return primary
+    problems.error(
+        path,
+        line,
+        f"language {shown} is not a language tag",
+        "write a BCP 47 tag such as 'en', 'fr' or 'pt-BR': letters, digits and hyphens, "
+        f"at most {LANGUAGE_LENGTH} characters",
+    )
+    return "en"
 
 
 def _messages(top: LineDict) -> tuple[tuple[str, object, int], ...]:
@@ -305,27 +355,29 @@ def _csp_sources(top: dict, path: str, problems: Problems) -> tuple[tuple[str, t
     good = []
     for directive, sources in data.items():
         sources = [sources] if isinstance(sources, str) else sources
-        bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)]
-        if bad:
-            problems.error(
-                path,
-                data.line_of(directive),
-                f"CSP {directive} source {bad[0]!r} is not an allowed source",
-                "give origins or folders such as https://example.org or https://example.org/media/",
-            )
-            continue
-        unsafe = [(s, why) for s in sources if (why := csp_refusal(directive, s))]
-        if unsafe:
-            source, why = unsafe[0]
-            problems.error(
-                path,
-                data.line_of(directive),
-                f"CSP {directive} source {source!r} is refused: {why}",
-                "name the https origin or folder it comes from, such as https://cdn.example.org/lib/",
-            )
+        if found := csp_problem(directive, sources):
+            problems.error(path, data.line_of(directive), *found)
             continue
         good.append((directive, tuple(sources)))
     return tuple(good)
+
+
+def csp_problem(directive: str, sources: list) -> tuple[str, str] | None:
+    """Return (message, hint) for the first of `sources` that `directive` may not allow, or None: the
+    rules for course.yaml's `csp:` and a course extension's csp() alike."""
+    bad = [s for s in sources if not isinstance(s, str) or not CSP_SOURCE.match(s)]
+    if bad:
+        return (
+            f"CSP {directive} source {bad[0]!r} is not an allowed source",
+            "give origins or folders such as https://example.org or https://example.org/media/",
+        )
+    unsafe = [(s, why) for s in sources if (why := csp_refusal(directive, s))]
+    if unsafe:
+        return (
+            f"CSP {directive} source {unsafe[0][0]!r} is refused: {unsafe[0][1]}",
+            "name the https origin or folder it comes from, such as https://cdn.example.org/lib/",
+        )
+    return None
 
 
 def _parse_units(entries, path: str, problems: Problems):
@@ -381,21 +433,50 @@ def config_line(root: Path, key: str, indented: bool = False) -> int:
     )
 
 
+MAX_TEXT_BYTES = 5 * 1024 * 1024  # a source, course.yaml, a catalogue: far beyond any lesson (docs/authoring.md)
+SIGNATURES = (  # the first bytes of files that are no text, mistaken for one by their name
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (or a Word or OpenDocument file)"),
+)
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:
-    """Return a file's text, or None (with a problem) when it cannot be read or is not UTF-8."""
+    """Return a file's text, or None (with a problem) when it cannot be read, is larger than
+    MAX_TEXT_BYTES, or is not UTF-8 (saying what it seems to be instead: UTF-16, an image, …)."""
     try:
-        data = file.read_bytes()
+        with file.open("rb") as opened:
+            data = opened.read(MAX_TEXT_BYTES + 1)
     except OSError as err:
         problems.error(shown, 1, f"cannot read '{shown}': {err.strerror or err}")
         return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
+    if len(data) > MAX_TEXT_BYTES:
         problems.error(
             shown,
-            line,
-            f"file is not UTF-8 (byte 0x{data[err.start]:02x} at offset {err.start})",
-            "save the file as UTF-8",
+            1,
+            f"file is larger than {MAX_TEXT_BYTES // (1024 * 1024)} MB, the most a text file of a course may be",
+            "split it into several files; put data the course's Python reads in its package, not in a page",
         )
         return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        problems.error(shown, data[: err.start].count(b"\n") + 1, *_not_utf8(data, err.start))
+        return None
+    if "\x00" in text:  # valid UTF-8, but no text file holds one: UTF-16 without its mark, or a binary file
+        problems.error(shown, text[: text.index("\x00")].count("\n") + 1, *_not_utf8(data, data.index(b"\x00")))
+        return None
+    return text
+
+
+def _not_utf8(data: bytes, at: int) -> tuple[str, str]:
+    """Return the message and hint for bytes that are not UTF-8: what they look like, where that is plain."""
+    kind = next((name for start, name in SIGNATURES if data.startswith(start)), "")
+    if kind:
+        return f"file is {kind}, not UTF-8 text", "give the file the name its kind has (an image: .png, …)"
+    if data.startswith(UTF16_MARKS) or (len(data) > 1 and b"\x00" in data[:2]):
+        return "file is not UTF-8: it looks like UTF-16", "save it as UTF-8"
+    return f"file is not UTF-8 (byte 0x{data[at]:02x} at offset {at})", "save the file as UTF-8"

@@ -11,7 +11,7 @@ import posixpath
 from coursegen.errors import Problems, did_you_mean
 from coursegen.incremental import LinkKept, LinkRecord
 from coursegen.model import Course, Page, Unit
-from coursegen.stages.config import CONFIG_NAME, CourseConfig
+from coursegen.stages.config import CONFIG_NAME, SLUG, CourseConfig, slug_from
 from coursegen.stages.parse import element_ids
 
 
@@ -67,17 +67,37 @@ def link_course(config: CourseConfig, pages: list[Page], problems: Problems, dra
                 page.source.path,
                 1,
                 f"'{page.slug}' is not listed in {CONFIG_NAME}",
-                f"add '- slug: {page.slug}' under units:, or mark the file 'draft: true'",
+                _listing_hint(page),
             )
     course = Course(config=config, units=units)
     check_links(course, problems)
     return course
 
 
+def _listing_hint(page: Page) -> str:
+    """Return the hint for a source no unit lists: list it, or (a slug course.yaml cannot take) rename it."""
+    if SLUG.match(page.slug):
+        return f"add '- slug: {page.slug}' under units:, or mark the file 'draft: true'"
+    return _rename_hint(page)
+
+
+def _rename_hint(page: Page) -> str:
+    """Return the hint to rename a source whose slug is no course.yaml slug (see config.slug_from)."""
+    folder, _, name = page.source.path.rpartition("/")
+    renamed = name[: len(name) - len(name.lstrip("0123456789-_"))] + slug_from(page.slug) + ".md"
+    return (
+        f"rename it to {folder}/{renamed}: a slug is lowercase letters, digits and single hyphens, "
+        "so course.yaml cannot list this one"
+    )
+
+
 def make_unit(number: int, entry, by_slug: dict[str, Page], problems: Problems, drafts: bool) -> Unit:
     page = None if entry.upcoming else by_slug.get(entry.slug)
     if not entry.upcoming and page is None:
         near = did_you_mean(entry.slug, by_slug)
+        twin = next((p for slug, p in by_slug.items() if not SLUG.match(slug) and slug_from(slug) == entry.slug), None)
+        if twin is not None:  # a file name course.yaml cannot list (capitals, accents, decomposed letters)
+            near = _rename_hint(twin)
         problems.error(
             CONFIG_NAME,
             entry.line,

@@ -37,6 +37,10 @@ def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]
     """
     sources = []
     for folder in SOURCE_DIRS:
+        if (root / folder).exists() and not (root / folder).is_dir():
+            problems.error(
+                folder, 1, f"'{folder}' is a file, not a folder", f"make {folder}/ a folder of .md and .ipynb files"
+            )
         for file in sorted(f for f in (root / folder).glob("*") if f.suffix in SOURCE_SUFFIXES):
             source = load_source(root, file.relative_to(root).as_posix(), problems, read)
             if source is not None:

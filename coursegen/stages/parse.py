@@ -16,6 +16,7 @@ import hashlib
 import itertools
 import posixpath
 import re
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from coursegen.author_code import AuthorCode, Limits
 from coursegen.course_code import CourseCode
 from coursegen.errors import Problems, did_you_mean
+from coursegen.extension_rules import ENGINE_ANALYSES
 from coursegen.extensions import Extensions, parse_failure
 from coursegen.incremental import ParseKept, ParseRecord, keep_parsed, plan_parse
 from coursegen.memo import Memo, remembered
@@ -130,7 +132,7 @@ def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
     # runs in both processes of a large build and is cached with the page.
     # The link stage checks anchors against "ids"; the CSP check looks at "resources"; the service
     # worker's version and serve's search index tell changed pages from kept ones by "sha256".
-    md.page_analysers = {"ids": element_ids, "resources": page_resources, "sha256": html_sha256}
+    md.page_analysers = dict(zip(ENGINE_ANALYSES, (element_ids, page_resources, html_sha256), strict=True))
     md.add_render_rule("fence", _render_fence)
     dispatch = extensions if isinstance(extensions, Extensions) else Extensions(extensions)
     dispatch.install(md)
@@ -515,7 +517,13 @@ def _near_link(path: str, base: str, paths) -> str:
 def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
     if _is_external(src):
         return src
-    path = posixpath.normpath(posixpath.join(base, src))
+    # The parser percent-encodes an address ('my pic.png', 'café.png' become 'my%20pic.png', 'caf%C3%A9.png'):
+    # the file is found by its name, and the page gets the encoded name of its copy.
+    name = urllib.parse.unquote(src)
+    if "\x00" in name:
+        env["problems"].error(env["path"], line, f"image '{src}' names a file with a NUL character")
+        return src
+    path = posixpath.normpath(posixpath.join(base, name))
     if inside_course(ctx.root, path) is None:
         env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
         return src
@@ -524,7 +532,7 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
         return src
     site_path = "media/" + path.replace("/", "-")
     env["assets"].append((site_path, path))
-    return site_path
+    return urllib.parse.quote(site_path)
 
 
 def _check_blocks_and_math(state) -> None:

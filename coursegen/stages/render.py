@@ -129,6 +129,25 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
             pass
 
 
+SHARED_NAMES = (  # what every template receives from the engine (render_site)
+    "course",
+    "config",
+    "asset",
+    "serve_mode",
+    "total",
+    "messages",
+    "import_map",
+    "csp",
+    "course_units",
+)
+PAGE_NAMES = ("canonical", "unit", "page", "body", "toc", "prev", "next")  # and what a page's own receives
+
+
+def engine_names(env: jinja2.Environment) -> frozenset[str]:
+    """Return every name the engine gives templates: its context and its globals (`t`, `unit_label`, …)."""
+    return frozenset((*SHARED_NAMES, *PAGE_NAMES, *env.globals))
+
+
 def render_site(
     course: Course,
     root: Path,
@@ -154,7 +173,7 @@ def render_site(
         assets.urls.update(extra_assets.urls)
         assets.files.update(extra_assets.files)
     modules = import_map(scripts, assets.url)
-    common = {
+    engine = {
         "course": course,
         "config": course.config,
         "asset": _asset_url(assets),
@@ -164,8 +183,9 @@ def render_site(
         "import_map": Markup(modules),
         "csp": csp.policy(course.config, root, csp_sources, (modules,)),
         "course_units": CourseUnits(env, root),  # the list of every unit, rendered once (stages/course_units.py)
-        **(page_context or {}),
     }
+    assert engine.keys() == set(SHARED_NAMES)  # what extensions.page_context keeps the extensions' names from
+    common = {**engine, **(page_context or {}), **engine}  # the same order as before; the engine's values win
     out: dict[str, bytes | UnchangedFile] = dict(assets.files)
     plan, record = plan_render(course, root, common, kept)
     common["course_units"].prepare(common, memo, plan.shared)
@@ -512,6 +532,7 @@ def unit_template(env: jinja2.Environment, unit: Unit) -> jinja2.Template:
 def _page(env: jinja2.Environment, names: list, common: dict, canonical_path, **context) -> bytes:
     base_url = common["config"].base_url
     canonical = base_url + canonical_path if base_url and canonical_path is not None else ""
+    assert {"canonical", *context} <= set(PAGE_NAMES)  # extensions.page_context keeps extensions from these
     html = env.select_template(names).render(**common, canonical=canonical, **context)
     return html.encode("utf-8")
 

@@ -10,6 +10,7 @@ file does. A key the chosen catalogue lacks keeps its English text.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import string
@@ -53,25 +54,36 @@ def placeholders(text: str) -> set[str]:
 
 def read_catalogue(file: Path, shown: str, problems: Problems | None = None) -> dict[str, str]:
     """Return a catalogue file's {key: text}; a malformed file or entry is a problem at its line."""
-    try:
-        data = load_yaml(file.read_text(encoding="utf-8"))
-    except YamlError as err:
-        if problems is not None:
-            problems.error(shown, err.line, err.message)
-        return {}
-    if not isinstance(data, LineDict):
-        if problems is not None:
-            problems.error(
-                shown, 1, "a message catalogue must map keys to texts", 'for example: tally.title: "Your tally"'
-            )
-        return {}
+    found = Problems() if problems is None else problems
+    data = _catalogue_data(file, shown, found) or LineDict()
     good = {}
     for key, text in data.items():
         if isinstance(key, str) and isinstance(text, str):
             good[key] = text
-        elif problems is not None:
-            problems.error(shown, data.line_of(key), f"message {key!r} must be a text, found {text!r}")
+        else:
+            found.error(shown, data.line_of(key), f"message {key!r} must be a text, found {text!r}")
     return good
+
+
+def _catalogue_data(file: Path, shown: str, problems: Problems) -> LineDict | None:
+    """Return a catalogue file's mapping, or None with a problem: not a file, not UTF-8, malformed, not a mapping."""
+    from coursegen.stages.config import read_text  # here: the stages import the theme
+
+    if not file.is_file():
+        problems.error(shown, 1, f"'{shown}' is a folder, not a message catalogue", "rename or remove it")
+        return None
+    text = read_text(file, shown, problems)
+    if text is None:
+        return None
+    try:
+        data = load_yaml(text)
+    except YamlError as err:
+        problems.error(shown, err.line, err.message)
+        return None
+    if not isinstance(data, LineDict):
+        problems.error(shown, 1, "a message catalogue must map keys to texts", 'for example: tally.title: "Your tally"')
+        return None
+    return data
 
 
 def kept_catalogue(file: Path, shown: str, memo: Memo | None = None) -> dict[str, str]:
@@ -82,9 +94,19 @@ def kept_catalogue(file: Path, shown: str, memo: Memo | None = None) -> dict[str
 
 
 def reference(root: Path, memo: Memo | None = None) -> dict[str, str]:
-    """Return the English catalogue: the set of keys every page may use."""
+    """Return the English catalogue: the set of keys every page may use (the theme's), with the texts of
+    the course's own en.yaml where it has them (a key it lacks, or a bad one, keeps the theme's text)."""
+    english = packaged_english(memo)
     file = catalogue_path(root, REFERENCE)
-    return kept_catalogue(file, REFERENCE, memo) if file else {}
+    if file is None or file.parent.parent == theme.packaged_theme():
+        return english
+    stat = file.stat()
+
+    def merged() -> dict[str, str]:
+        own = read_catalogue(file, REFERENCE)
+        return {**english, **{key: text for key, text in own.items() if key in english and _good_text(text)}}
+
+    return remembered(memo, "catalogue", ("reference", file, stat.st_mtime_ns, stat.st_size), merged)
 
 
 def packaged_english(memo: Memo | None = None) -> dict[str, str]:
@@ -93,8 +115,9 @@ def packaged_english(memo: Memo | None = None) -> dict[str, str]:
 
 
 def check_messages(root: Path, config, problems: Problems, memo: Memo | None = None) -> None:
-    """Report a language without a catalogue (a warning) and each bad `messages:` override (an error)."""
-    english = reference(root, memo)
+    """Report a language without a catalogue (a warning), each bad `messages:` override and each bad entry
+    of the course's own catalogues, English and the chosen language's (errors)."""
+    english = packaged_english(memo)
     if chosen_language(root, config.language) is None and config.language.split("-")[0].lower() != REFERENCE:
         problems.warning(
             CONFIG_NAME,
@@ -103,36 +126,38 @@ def check_messages(root: Path, config, problems: Problems, memo: Memo | None = N
             f"catalogues shipped: {', '.join(shipped_languages(root))}; "
             f"or add templates/{FOLDER}/{config.language}.yaml with the keys of the theme's en.yaml",
         )
-    language = chosen_language(root, config.language)
-    own = root / theme.COURSE_TEMPLATES / FOLDER / f"{language}.yaml"
-    if language and own.is_file():  # the course's own catalogue: checked as its overrides are
+    folder = root / theme.COURSE_TEMPLATES / FOLDER
+    wanted = {REFERENCE, chosen_language(root, config.language), config.language}
+    for own in sorted(folder.glob("*.yaml")) if folder.is_dir() else ():
+        if own.stem not in wanted and own.is_file():  # another language's file: not read by this build
+            continue
         stat = own.stat()  # checked again only when it or the English one changes (serve: every rebuild asks)
-        key = (own, stat.st_mtime_ns, stat.st_size, tuple(english.items()))
-        found = remembered(memo, "catalogue check", key, lambda: _catalogue_problems(own, root, english))
-        problems.items.extend(found)
+        key = (own, stat.st_mtime_ns, stat.st_size, stat.st_mode, tuple(english.items()))
+        problems.items.extend(
+            remembered(memo, "catalogue check", key, functools.partial(_catalogue_problems, own, root, english))
+        )
     for key, text, line in config.messages:
         _check_message(key, text, english, CONFIG_NAME, line, problems)
 
 
 def _catalogue_problems(file: Path, root: Path, english: dict[str, str]) -> tuple:
-    """Return the problems of a course's own catalogue file (see _check_catalogue)."""
+    """Return the problems of a course's own catalogue file, checked as course.yaml's overrides are."""
     found = Problems()
-    _check_catalogue(file, file.relative_to(root).as_posix(), english, found)
+    shown = file.relative_to(root).as_posix()
+    data = _catalogue_data(file, shown, found) or LineDict()
+    for key, text in data.items():
+        _check_message(key, text, english, shown, data.line_of(key), found)
     return tuple(found.items)
 
 
-def _check_catalogue(file: Path, shown: str, english: dict[str, str], problems: Problems) -> None:
-    """Check a course's own catalogue file as course.yaml's overrides are checked."""
-    try:
-        data = load_yaml(file.read_text(encoding="utf-8"))
-    except YamlError as err:
-        problems.error(shown, err.line, err.message)
-        return
-    if not isinstance(data, LineDict):
-        problems.error(shown, 1, "a message catalogue must map keys to texts", 'for example: tally.title: "Your tally"')
-        return
-    for key, text in data.items():
-        _check_message(key, text, english, shown, data.line_of(key), problems)
+CONTROL = {chr(code) for code in (*range(0x20), 0x7F)} - {"\n", "\t"}  # never part of a page's text
+
+
+def _good_text(text) -> bool:
+    """Return whether `text` is a message _check_message accepts (a text of plain placeholders alone)."""
+    problems = Problems()
+    _check_message("", text, {"": text if isinstance(text, str) else ""}, "", 0, problems)
+    return not problems.items
 
 
 def _check_message(key, text, english: dict[str, str], path: str, line: int, problems: Problems) -> None:
@@ -143,12 +168,33 @@ def _check_message(key, text, english: dict[str, str], path: str, line: int, pro
     if not isinstance(text, str):
         problems.error(path, line, f"message {key!r} must be a text, found {text!r}")
         return
+    if control := next((c for c in text if c in CONTROL), None):
+        problems.error(
+            path, line, f"message {key!r} holds the control character U+{ord(control):04X}", "remove it from the text"
+        )
+        return
     try:
-        found = placeholders(text)
+        fields = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(text) if name]
     except ValueError as err:
         problems.error(path, line, f"message {key!r} is not a valid text: {err}", "write a literal brace as {{ or }}")
         return
-    wanted = placeholders(english[key])
+    styled = next(
+        (
+            f"{{{name}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}"
+            for name, spec, conversion in fields
+            if spec or conversion
+        ),
+        None,
+    )
+    if styled:
+        problems.error(
+            path,
+            line,
+            f"message {key!r} may use only plain placeholders such as {{{fields[0][0]}}}, found {styled!r}",
+            "the page fills each placeholder in as it is; leave out the format after ':' or '!'",
+        )
+        return
+    found, wanted = {name for name, _, _ in fields}, placeholders(english[key])
     if found != wanted:
         listed = ", ".join(f"{{{name}}}" for name in sorted(wanted)) or "none"
         problems.error(
