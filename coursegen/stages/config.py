@@ -434,6 +434,9 @@ def config_line(root: Path, key: str, indented: bool = False) -> int:
 
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024  # a source, course.yaml, a catalogue: far beyond any lesson (docs/authoring.md)
+# A notebook stores its outputs (images in base64) beside its text; the build ignores them, and the notebook
+# reader bounds them per cell with a message that says which cell (stages/notebook.py).
+MAX_NOTEBOOK_BYTES = 100 * 1024 * 1024
 SIGNATURES = (  # the first bytes of files that are no text, mistaken for one by their name
     (b"\x89PNG\r\n\x1a\n", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
@@ -447,18 +450,21 @@ UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 def read_text(file: Path, shown: str, problems: Problems) -> str | None:
     """Return a file's text, or None (with a problem) when it cannot be read, is larger than
     MAX_TEXT_BYTES, or is not UTF-8 (saying what it seems to be instead: UTF-16, an image, …)."""
+    limit = MAX_NOTEBOOK_BYTES if file.suffix == ".ipynb" else MAX_TEXT_BYTES
     try:
         with file.open("rb") as opened:
-            data = opened.read(MAX_TEXT_BYTES + 1)
+            data = opened.read(limit + 1)
     except OSError as err:
         problems.error(shown, 1, f"cannot read '{shown}': {err.strerror or err}")
         return None
-    if len(data) > MAX_TEXT_BYTES:
+    if len(data) > limit:
         problems.error(
             shown,
             1,
-            f"file is larger than {MAX_TEXT_BYTES // (1024 * 1024)} MB, the most a text file of a course may be",
-            "split it into several files; put data the course's Python reads in its package, not in a page",
+            f"file is larger than {limit // (1024 * 1024)} MB, the most a text file of a course may be",
+            "clear its stored outputs (Jupyter: Edit → Clear Outputs of All Cells), or split it"
+            if file.suffix == ".ipynb"
+            else "split it into several files; put data the course's Python reads in its package, not in a page",
         )
         return None
     try:
