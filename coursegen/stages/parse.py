@@ -16,10 +16,12 @@ import hashlib
 import itertools
 import posixpath
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -30,6 +32,7 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+from mdurl import encode as url_encode
 
 from coursegen.author_code import AuthorCode, Limits
 from coursegen.course_code import CourseCode
@@ -250,8 +253,9 @@ def page_digest(page: Page) -> str:
 
 
 def heading_slug(title: str) -> str:
-    """Return a heading's anchor: GitHub's slug of its text, or 'section' for text with no letters ('## ???')."""
-    return slugify(title) or "section"
+    """Return a heading's anchor: GitHub's slug of its text (NFC, as links are compared), or 'section' for
+    text with no letters ('## ???')."""
+    return slugify(unicodedata.normalize("NFC", title)) or "section"
 
 
 ID_ATTR = re.compile(r'\sid="([^"]+)"')
@@ -481,25 +485,47 @@ def _is_external(href: str) -> bool:
     return "://" in href or href.startswith(("mailto:", "data:", "//"))
 
 
+def decoded(url_part: str) -> str:
+    """Return a link's path or anchor as the author means it: percent-decoded (markdown-it encodes
+    'cancelación' as 'cancelaci%C3%B3n') and NFC-normalised, as headings' anchors and file names are compared."""
+    return unicodedata.normalize("NFC", unquote(url_part))
+
+
 def _resolve_href(href: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
     if _is_external(href):
         return href
     target, _, anchor = href.partition("#")
+    anchor = decoded(anchor)
+    fragment = f"#{url_encode(anchor)}" if anchor else ""
     if not target:  # an anchor on this page
         env["links"].append(Link(env["source"].slug, anchor, line))
-        return href
-    path = posixpath.normpath(posixpath.join(base, target))
+        return fragment or href
+    path = posixpath.normpath(posixpath.join(base, decoded(target)))
     slug = ctx.slug_by_path.get(path)
     if slug is None:
+        _report_link_target(href, path, base, line, env, ctx)
+        return href
+    env["links"].append(Link(slug, anchor, line))
+    return f"{slug}.html{fragment}"
+
+
+def _report_link_target(href: str, path: str, base: str, line: int, env: dict, ctx: ParseContext) -> None:
+    """Report a link whose target is no lesson or review: a file of the course that is not one, or nothing."""
+    if not path.endswith(".md") and inside_course(ctx.root, path) is not None and (ctx.root / path).is_file():
         env["problems"].error(
             env["path"],
             line,
-            f"broken link '{href}': no source file '{path}'",
-            _near_link(path, base, ctx.slug_by_path) or "link to a lesson or review's .md file",
+            f"link to the file '{path}': links to files other than lessons and reviews are not supported yet",
+            "show what the file holds in the page itself (a table, a code block, an image), "
+            "or link to a copy published at its own address (https://…)",
         )
-        return href
-    env["links"].append(Link(slug, anchor, line))
-    return f"{slug}.html" + (f"#{anchor}" if anchor else "")
+        return
+    env["problems"].error(
+        env["path"],
+        line,
+        f"broken link '{href}': no source file '{path}'",
+        _near_link(path, base, ctx.slug_by_path) or "link to a lesson or review's .md file",
+    )
 
 
 def _near_link(path: str, base: str, paths) -> str:
@@ -511,16 +537,16 @@ def _near_link(path: str, base: str, paths) -> str:
 def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
     if _is_external(src):
         return src
-    path = posixpath.normpath(posixpath.join(base, src))
+    path = posixpath.normpath(posixpath.join(base, decoded(src)))
     if inside_course(ctx.root, path) is None:
         env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
         return src
     if not (ctx.root / path).is_file():
-        env["problems"].error(env["path"], line, f"image '{src}' not found (looked for '{path}')")
+        env["problems"].error(env["path"], line, f"image '{decoded(src)}' not found (looked for '{path}')")
         return src
     site_path = "media/" + path.replace("/", "-")
     env["assets"].append((site_path, path))
-    return site_path
+    return url_encode(site_path)
 
 
 def _check_blocks_and_math(state) -> None:
