@@ -44,6 +44,7 @@ from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
 from coursegen.schema import Schema, check
+from coursegen.stages import tables
 from coursegen.stages.csp import page_resources
 from coursegen.yamlio import YamlError, load_yaml
 
@@ -123,6 +124,7 @@ def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
     md = CourseParser("commonmark", {"highlight": highlight, "typographer": False}, renderer_cls=CourseRenderer)
     md.memo = memo
     md.enable(["table", "strikethrough"])
+    tables.install(md)
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
     md.use(dollarmath_plugin, renderer=math, allow_space=False, allow_digits=False)
     md.add_render_rule("math_block", display_math)
