@@ -277,7 +277,7 @@ def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
     try:
         data = load_yaml(tokens[0].content, first_line=2)
     except YamlError as err:
-        problems.error(path, err.line, err.message)
+        problems.error(path, err.line, err.message, err.hint)
         return meta
     meta.update(check(data, FRONT_MATTER, path, problems, line=2))
     return meta
@@ -310,7 +310,7 @@ def parse_attrs(rest: str, env: dict, line: int, allowed: dict) -> dict:
     try:
         data = load_yaml(rest, first_line=line)
     except YamlError as err:
-        problems.error(path, line, err.message.replace("malformed YAML", "malformed block attributes"))
+        problems.error(path, line, err.message.replace("malformed YAML", "malformed block attributes"), err.hint)
         return {}
     schema = Schema("block attributes", allowed, noun="attribute", located=False)
     return dict(check(data, schema, path, problems, line))

@@ -57,7 +57,7 @@ def read_catalogue(file: Path, shown: str, problems: Problems | None = None) -> 
         data = load_yaml(file.read_text(encoding="utf-8"))
     except YamlError as err:
         if problems is not None:
-            problems.error(shown, err.line, err.message)
+            problems.error(shown, err.line, err.message, err.hint)
         return {}
     if not isinstance(data, LineDict):
         if problems is not None:
@@ -126,7 +126,7 @@ def _check_catalogue(file: Path, shown: str, english: dict[str, str], problems: 
     try:
         data = load_yaml(file.read_text(encoding="utf-8"))
     except YamlError as err:
-        problems.error(shown, err.line, err.message)
+        problems.error(shown, err.line, err.message, err.hint)
         return
     if not isinstance(data, LineDict):
         problems.error(shown, 1, "a message catalogue must map keys to texts", 'for example: tally.title: "Your tally"')

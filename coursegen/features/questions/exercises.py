@@ -154,7 +154,7 @@ def _checks(fence, env: dict) -> dict | None:
     try:
         data = load_yaml(fence.content, first_line=first)
     except YamlError as err:
-        problems.error(path, err.line, err.message)
+        problems.error(path, err.line, err.message, err.hint)
         return None
     if not isinstance(data, LineDict):  # every mapping load_yaml reads
         problems.error(path, first, "the exercise's checks must be a mapping with 'function' and 'cases'")
