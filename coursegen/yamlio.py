@@ -266,7 +266,7 @@ def plain_hint(problem: str, text: str, index: int) -> str:
     if "\t" in row or "'\\t'" in problem:
         return TAB_HINT
     if ": " in value and value[:1] not in "'\"[{":
-        return f"the value on this line holds ': ', which YAML reads as a new key: put the value in quotes, {QUOTE_EXAMPLE}"
+        return f"the value on this line holds ': ', which YAML reads as a new key: put it in quotes, {QUOTE_EXAMPLE}"
     if "but found '<scalar>'" in problem:
         return "text follows a quoted value: put the whole value inside the quotes"
     if "expected ',' or" in problem:

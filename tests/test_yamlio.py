@@ -101,9 +101,9 @@ def test_the_fast_reader_gives_the_pure_readers_data_and_lines_or_leaves_the_tex
         (
             "title: Ratio: two to one\nsummary: x\n",
             1,
-            "holds ': ', which YAML reads as a new key: put the value in quotes",
+            "holds ': ', which YAML reads as a new key: put it in quotes",
         ),
-        ("units:\n  - slug: a\n    title: Part: one\n", 3, "put the value in quotes"),
+        ("units:\n  - slug: a\n    title: Part: one\n", 3, "put it in quotes"),
         ("title: A\n  summary: x\n", 2, "out of step with the lines above it"),
         ("units:\n  - slug: a\n   part: b\n", 3, "the keys of one mapping start in the same column"),
         ("a:\n  - x\n  -\ty\n", 3, "use spaces"),
@@ -128,6 +128,6 @@ def test_a_yaml_hint_reaches_the_author_with_the_message(mini_course, capsys):
     assert status == 1
     assert err.splitlines()[:2] == [
         "course.yaml:1: malformed YAML: mapping values are not allowed here",
-        "    hint: the value on this line holds ': ', which YAML reads as a new key: put the value in quotes, "
+        "    hint: the value on this line holds ': ', which YAML reads as a new key: put it in quotes, "
         'as in title: "Ratio: two to one"',
     ]
