@@ -10,17 +10,17 @@ const STAGE_TEXT = {
   package: (config, label) => t("live.loading_package", { package: label }),
   course: (config) => t("live.loading_course", { module: config.module }),
 };
-const SUBJECT = {
-  runtime: () => t("live.the_runtime"),
-  package: (config, label) => t("live.the_package", { package: label }),
-  course: (config) => t("live.the_course_package", { module: config.module }),
-};
-const CAUSE_TEXT = {  // a boot stage's cause (pyodide-worker.js) → its sentence's key
-  missing: "live.cause_missing",
-  http: "live.cause_http",
-  integrity: "live.cause_integrity",
-  unreachable: "live.cause_unreachable",
-  python: "live.cause_python",
+// Why a boot stage failed (pyodide-worker.js's causes, and "too_long") and what failed to load (the
+// runtime, a package, the course's package) make one whole sentence per pair, `live.<cause>.<subject>`:
+// a sentence glued from "the … package" and "… is missing" reads wrongly in languages whose
+// articles and prepositions change with the noun ("acceder a el intérprete").
+const LOAD_FAILURE = {  // cause → what failed → its sentence's key (each key written out: tests find every key used)
+  missing: { runtime: "live.missing.runtime", package: "live.missing.package", course: "live.missing.course" },
+  http: { runtime: "live.http.runtime", package: "live.http.package", course: "live.http.course" },
+  integrity: { runtime: "live.integrity.runtime", package: "live.integrity.package", course: "live.integrity.course" },
+  unreachable: { runtime: "live.unreachable.runtime", package: "live.unreachable.package", course: "live.unreachable.course" },
+  python: { runtime: "live.python.runtime", package: "live.python.package", course: "live.python.course" },
+  too_long: { runtime: "live.too_long.runtime", package: "live.too_long.package", course: "live.too_long.course" },
 };
 const STAGE_TIMEOUT_MS = 60000;  // per boot stage and per run; a page's runtime JSON may set timeoutMs (tests do)
 
@@ -36,15 +36,9 @@ function absolute(url) {
 function failureText(error, config) {
   if (error.stage === "run") return t("live.raised", { error: error.message });
   if (error.stage === "worker") return t("live.worker_failed");
-  if (error.stage === "timeout") {
-    return error.during ? t("live.too_long_to_load", { subject: subjectOf(error, config) }) : t("live.too_long_to_answer");
-  }
-  return t(CAUSE_TEXT[error.cause] ?? CAUSE_TEXT.python, { subject: subjectOf(error, config) });
-}
-
-/** What failed to load, in words: "the Python runtime", "the numpy package", "the course's kernels package". */
-function subjectOf(error, config) {
-  return SUBJECT[error.during || error.stage](config, error.label);
+  if (error.stage === "timeout" && !error.during) return t("live.too_long_to_answer");
+  const cause = error.stage === "timeout" ? "too_long" : error.cause in LOAD_FAILURE ? error.cause : "python";
+  return t(LOAD_FAILURE[cause][error.during || error.stage], { package: error.label, module: config.module });
 }
 
 /** The baked states of one figure: look one up by its parameters. */
