@@ -32,6 +32,11 @@ def make_parser() -> argparse.ArgumentParser:
     init.add_argument("--title", default="", help="the course's title (default: made from the folder's name)")
     build = sub.add_parser("build", help="build the site into site/ (the default command)")
     check = sub.add_parser("check", help="validate every source without writing anything")
+    check.add_argument(
+        "--expected",
+        action="store_true",
+        help="list each exercise's checks with the answers its reference solution gave (what the page accepts)",
+    )
     serve = sub.add_parser("serve", help="build into a folder of its own, serve it on 127.0.0.1 and rebuild on changes")
     for command in (build, check, serve):
         _common_options(command, build=True, after=True)
@@ -109,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if command != "check" and (refused := check_output_folder(out, root)):
             raise ContentError(refused)  # before building: the answer would be the same after
-        summary = _build_and_write(root, out, options, command)
+        summary = _build_and_write(root, out, options, command, getattr(args, "expected", False))
     except ContentError as err:
         print(err, file=sys.stderr)
         print(f"{len(err.problems)} problem(s); nothing was written", file=sys.stderr)
@@ -118,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str) -> str:
+def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str, expected: bool = False) -> str:
     """Build the site (or only check it) and write it, reusing what .coursegen-cache/ kept; print the
-    warnings and return the line to print. Raises ContentError."""
+    warnings (and with `expected`, the exercises' baked answers) and return the line to print. Raises ContentError."""
     inputs = disk_cache.inputs(root, out, _cache_options(options))  # before anything is read
     kept = disk_cache.unchanged_site(root, inputs) if command == "build" else None
     if kept:  # nothing changed: the same files, swapped in anew
@@ -138,6 +143,10 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str)
         # them all once more (0.12 s at 2,000 lessons) to free nothing: it looks only at newer ones.
         gc.freeze()
     try:
+        if expected and session.records.link is not None:
+            from coursegen.features.questions.exercises import expected_listing
+
+            print("".join(f"{line}\n" for line in expected_listing(session.records.link.course)), end="")
         return _write(root, out, command, session, inputs, result)
     finally:
         gc.unfreeze()  # for a caller that goes on (the tests): the build's garbage is collectable again

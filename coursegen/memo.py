@@ -35,6 +35,7 @@ SIZES = {
     "pygments css": 1,
     "theme assets": 4,  # by the theme files' stamps
     "theme listing": 2,  # the theme's asset files and their stamps, by incremental.theme_signature
+    "template overrides": 2,  # names of the course's templates/ files, by the theme signature (render.environment)
     "theme digest": 2,  # SHA-256 of every theme file's bytes, by the same signature (the service worker's version)
     "catalogue": 8,  # a message catalogue file, by its stamp (theme/messages.py)
     "catalogue check": 4,  # the problems of a course's own catalogue file, by its stamp

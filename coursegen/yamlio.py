@@ -221,10 +221,10 @@ def _shallow(text: str) -> bool:
 
 
 class YamlError(ValueError):
-    """Malformed YAML, with the 1-based line where the parser gave up."""
+    """Malformed YAML, with the 1-based line where the parser gave up and a hint in plain words."""
 
-    def __init__(self, line: int, message: str):
-        self.line, self.message = line, message
+    def __init__(self, line: int, message: str, hint: str = ""):
+        self.line, self.message, self.hint = line, message, hint
         super().__init__(f"{line}: {message}")
 
 
@@ -233,7 +233,7 @@ def load_yaml(text: str, first_line: int = 1):
     if "\t" in text:
         for number, row in enumerate(text.splitlines(), first_line):
             if "\t" in row[: len(row) - len(row.lstrip())]:
-                raise YamlError(number, "YAML indentation uses a tab; indent with spaces")
+                raise YamlError(number, "YAML indentation uses a tab; indent with spaces", TAB_HINT)
     fast = _fast_load(text)
     if fast is not None:
         _shift(fast[0], first_line - 1)
@@ -250,13 +250,44 @@ def load_yaml(text: str, first_line: int = 1):
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = (mark.line if mark else 0) + first_line
-        raise YamlError(line, f"malformed YAML: {_tidy(err.problem or err.context)}") from None
+        problem = _tidy(err.problem or err.context)
+        raise YamlError(line, f"malformed YAML: {problem}", plain_hint(problem, text, line - first_line)) from None
     except YAMLError as err:
         raise YamlError(first_line, f"malformed YAML: {err}") from None
     finally:
         if loader is not None:
             loader.dispose()
     return data
+
+
+TAB_HINT = "YAML reads tabs as errors: use spaces, both to indent and after a colon"
+COMMON_CAUSES = (
+    "the usual causes: a line indented differently from the keys beside it, "
+    "a value holding ': ' without quotes around it, a tab instead of spaces"
+)
+QUOTE_EXAMPLE = 'as in title: "Ratio: two to one"'
+
+
+def plain_hint(problem: str, text: str, index: int) -> str:
+    """Return what a parser's `problem` at the 0-based line `index` of `text` most likely means, in plain
+    words: a colon in an unquoted value, a line out of step with the ones above it, a tab."""
+    rows = text.splitlines()
+    row = rows[index] if 0 <= index < len(rows) else ""
+    value = row.strip().lstrip("- ").partition(": ")[2]
+    if "\t" in row or "'\\t'" in problem:
+        return TAB_HINT
+    if ": " in value and value[:1] not in "'\"[{":
+        return f"the value on this line holds ': ', which YAML reads as a new key: put it in quotes, {QUOTE_EXAMPLE}"
+    if "but found '<scalar>'" in problem:
+        return "text follows a quoted value: put the whole value inside the quotes"
+    if "expected ',' or" in problem:
+        return "a [ list ] or { mapping } is not closed: close it on its line, or quote a value that starts with [ or {"
+    if problem.startswith(("expected <block end>", "mapping values are not allowed")):
+        return (
+            "this line is out of step with the lines above it: the keys of one mapping start in the same "
+            "column (under a '- ' item, in the column after the '- ')"
+        )
+    return COMMON_CAUSES
 
 
 def _tidy(problem: str) -> str:

@@ -155,3 +155,22 @@ def test_what_parsing_writes_follows_the_catalogue_and_a_kept_build_cache_sees_t
     own.write_text('callout.note: "Bon à savoir"\n', encoding="utf-8")  # not course.yaml: only the catalogue moved
     again = build_site(mini_course, one, cache).outputs["first.html"].decode()
     assert '<p class="callout-title">Bon à savoir</p>' in again
+
+
+def test_no_sentence_is_glued_from_catalogue_fragments():
+    """A placeholder takes a value (a number, a name, a list), never another catalogue text: "acceder a
+    {subject}" with "el intérprete" reads wrongly, so each (cause, what failed) pair has its own sentence."""
+    for key in ENGLISH:
+        assert "subject" not in messages.placeholders(ENGLISH[key]), key
+    pairs = [key for key in ENGLISH if key.startswith(("live.missing.", "live.too_long."))]
+    assert sorted(pairs) == sorted(
+        f"live.{cause}.{what}" for cause in ("missing", "too_long") for what in ("runtime", "package", "course")
+    )
+
+
+def test_a_course_words_each_failure_sentence_whole_in_its_language(mini_course, capsys):
+    set_config(mini_course, 'messages:\n  live.missing.runtime: "falta el intérprete de Python en este sitio"\n')
+    status, _out, err = run_cli(capsys, "--root", mini_course, "build")
+    assert status == 0, err
+    module = next((mini_course / "site" / "assets").glob("messages.*.js")).read_text(encoding="utf-8")
+    assert "falta el intérprete de Python en este sitio" in module

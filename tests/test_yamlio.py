@@ -93,3 +93,41 @@ def test_the_fast_reader_gives_the_pure_readers_data_and_lines_or_leaves_the_tex
             load_yaml(nested)
     assert yamlio._fast_load("a: *b\n") is None  # refused: the pure reader says why, at its line
     assert yamlio._fast_load("a: 1\u2028b: 2\n") is None  # line breaks the two read differently
+
+
+@pytest.mark.parametrize(
+    "text, line, hint",
+    [
+        (
+            "title: Ratio: two to one\nsummary: x\n",
+            1,
+            "holds ': ', which YAML reads as a new key: put it in quotes",
+        ),
+        ("units:\n  - slug: a\n    title: Part: one\n", 3, "put it in quotes"),
+        ("title: A\n  summary: x\n", 2, "out of step with the lines above it"),
+        ("units:\n  - slug: a\n   part: b\n", 3, "the keys of one mapping start in the same column"),
+        ("a:\n  - x\n  -\ty\n", 3, "use spaces"),
+        ("a:\n\tb: 1\n", 2, "use spaces"),
+        ('title: "A" b\n', 1, "put the whole value inside the quotes"),
+        ("summary: [a, b\n", 2, "is not closed"),
+    ],
+)
+def test_a_parser_error_comes_with_a_hint_in_plain_words(text, line, hint):
+    with pytest.raises(YamlError) as caught:
+        load_yaml(text)
+    assert caught.value.line == line
+    assert hint in caught.value.hint
+
+
+def test_a_yaml_hint_reaches_the_author_with_the_message(mini_course, capsys):
+    from helpers import run_cli
+
+    config = mini_course / "course.yaml"
+    config.write_text(config.read_text().replace("title: Mini course", "title: Mini course: part one"))
+    status, _, err = run_cli(capsys, "--root", mini_course, "check")
+    assert status == 1
+    assert err.splitlines()[:2] == [
+        "course.yaml:1: malformed YAML: mapping values are not allowed here",
+        "    hint: the value on this line holds ': ', which YAML reads as a new key: put it in quotes, "
+        'as in title: "Ratio: two to one"',
+    ]

@@ -2,7 +2,8 @@
 
 The starter lives in coursegen/skeletons/course/: course.yaml, one lesson, one review, one widget
 backed by a module of the course's own Python package, a .gitignore, a requirements.txt that pins
-this very version of coursegen, and a GitHub Pages workflow that installs from it.
+this very version of coursegen and the versions of what it needs installed with it (numpy, which
+the course's Python imports, among them), and a GitHub Pages workflow that installs from it.
 
 Nothing existing is ever overwritten, nothing is written outside DIR (not even through a symbolic
 link inside it), and every check is made before the first file is written; should a write still
@@ -18,6 +19,7 @@ import re
 import string
 import unicodedata
 import uuid
+from importlib import metadata
 from pathlib import Path
 
 from coursegen import __version__
@@ -33,6 +35,37 @@ EMPTY_FOLDER_HINT = "run init in an empty folder, or give a new folder: coursege
 # Characters that start inline Markdown (emphasis, code, links, HTML, entities, math, roles, tables):
 # a title pasted into a lesson's prose gets each of them backslash-escaped, so it reads as typed.
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>&!~$|{}])")
+
+
+NO_PINS = "# (coursegen was not installed when init ran, so nothing more could be pinned here)"
+REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def installed_pins(distribution: str = "coursegen") -> list[str]:
+    """Return `name==version` for every package `distribution` needs, and what those need in turn, as
+    installed here (extras left out; a requirement not installed here is not needed here)."""
+    found: dict[str, str] = {}
+    waiting = [distribution]
+    while waiting:
+        for requirement in _requires(waiting.pop()):
+            name = REQUIREMENT_NAME.match(requirement)
+            if name is None or "extra ==" in requirement.partition(";")[2]:
+                continue
+            try:
+                dist = metadata.distribution(name.group(0))
+            except metadata.PackageNotFoundError:
+                continue
+            if dist.metadata["Name"] not in found:
+                found[dist.metadata["Name"]] = dist.version
+                waiting.append(dist.metadata["Name"])
+    return [f"{name}=={version}" for name, version in sorted(found.items(), key=lambda item: item[0].lower())]
+
+
+def _requires(distribution: str) -> list[str]:
+    try:
+        return metadata.requires(distribution) or []
+    except metadata.PackageNotFoundError:
+        return []
 
 
 def starter_files() -> dict[str, Path]:
@@ -116,6 +149,7 @@ def init_course(folder: Path, title: str = "") -> list[str]:
         "title_yaml": json.dumps(title, ensure_ascii=False),
         "course_id": str(uuid.uuid4()),  # learners' progress is stored under it (docs/reviews.md)
         "version": __version__,
+        "pins": "\n".join(installed_pins()) or NO_PINS,
         "pyodide_version": PyodideConfig().version,
     }
     made: list[Path] = []  # files and folders init created, in order: removed again if a write fails

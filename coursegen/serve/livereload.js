@@ -45,7 +45,9 @@ function showProblems(problems) {
   document.body.append(overlay);
 }
 
-const events = new EventSource(tag.dataset.coursegenEvents);
+// The stream sends every file changed since the build this page was served from, so a build made
+// while the page reloaded (a second quick save) is never missed.
+const events = new EventSource(`${tag.dataset.coursegenEvents}?after=${servedAt}`);
 events.addEventListener("message", (message) => {
   const event = JSON.parse(message.data);
   if (event.type === "error") {

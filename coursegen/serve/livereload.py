@@ -29,26 +29,47 @@ KEEPALIVE_SECONDS = 15
 
 
 class Channel:
-    """The latest build event, numbered, and a way for event streams to wait for the next one."""
+    """The latest build event, numbered; which build last changed each site file; and a way for event
+    streams to wait for the next build.
+
+    A page may miss events: it reloads (and listens again only once loaded) while a second save is
+    built, and a stream that wakes after two quick builds sees only the second. So a page is never sent
+    one build's changes alone but every file changed since the build it was served from (`since`):
+    a rebuild of the search index alone, coming last, then cannot hide that the page itself changed.
+    """
 
     def __init__(self):
         self._changed = threading.Condition()
         self.serial = 0
         self.event: dict | None = None
+        self.changed_at: dict[str, int] = {}  # site path → serial of the last build that changed it
         self.closed = False
 
     def publish(self, event: dict) -> None:
         """Make `event` the latest one and wake every waiting stream."""
         with self._changed:
             self.serial += 1
+            for path in event.get("changed", ()):
+                self.changed_at[path] = self.serial
             self.event = {**event, "serial": self.serial}
             self._changed.notify_all()
 
+    def since(self, after: int) -> dict | None:
+        """Return the latest event for a page served at build `after`: a good build's lists every file
+        changed after that one; a failed build's is as published."""
+        with self._changed:
+            return self._since(after)
+
+    def _since(self, after: int) -> dict | None:
+        if self.event is None or self.event["type"] != "built":
+            return self.event
+        return {**self.event, "changed": sorted(p for p, serial in self.changed_at.items() if serial > after)}
+
     def wait(self, after: int, timeout: float) -> dict | None:
-        """Return the latest event if it is newer than `after`, waiting up to `timeout` seconds."""
+        """Return `since(after)` once a build newer than `after` is published, waiting up to `timeout` seconds."""
         with self._changed:
             self._changed.wait_for(lambda: self.serial > after or self.closed, timeout)
-            return self.event if self.serial > after else None
+            return self._since(after) if self.serial > after else None
 
     def close(self) -> None:
         """End every stream (the server is stopping)."""
@@ -67,9 +88,13 @@ def inject(html: bytes, serial: int) -> bytes:
     return html[:at] + tag + html[at:] if at >= 0 else html + tag
 
 
-def stream_events(write, channel: Channel) -> None:
-    """Write the current event, then each new one, as `data:` lines until the client leaves."""
-    seen = 0
+def stream_events(write, channel: Channel, after: int = 0) -> None:
+    """Write, as `data:` lines until the client leaves, what happened since build `after` (the one its
+    page was served from): a failed build at once, then each new build with every file changed since."""
+    seen = after
+    current = channel.since(after)
+    if current is not None and current["type"] != "built" and current["serial"] == after:
+        write(f"data: {json.dumps(current)}\n\n".encode())  # the page was served while the build is broken
     while not channel.closed:
         event = channel.wait(seen, KEEPALIVE_SECONDS)
         if event is None:

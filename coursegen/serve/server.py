@@ -127,9 +127,12 @@ class LiveHandler(QuietHandler):
 
     def do_GET(self):
         """Serve the live-reload endpoints, HTML pages with the script tag, other files as they are."""
-        path = self.path.split("?", 1)[0]
+        # The build number is taken before any file is read: a page is never stamped with a build
+        # newer than its text (builds write their files, then publish), or it would miss that build.
+        self.serial = self.channel.serial
+        path, _, query = self.path.partition("?")
         if path == livereload.EVENTS_PATH:
-            return self.send_events()
+            return self.send_events(_after(query))
         if path in livereload.SCRIPTS:
             return self.send_body(200, livereload.SCRIPTS[path].read_bytes(), "text/javascript")
         file = Path(self.translate_path(path))
@@ -150,9 +153,9 @@ class LiveHandler(QuietHandler):
 
     def finish_html(self, html: bytes) -> bytes:
         """Return the page with the live-reload script tag, stamped with the current build number."""
-        return livereload.inject(html, self.channel.serial)
+        return livereload.inject(html, getattr(self, "serial", self.channel.serial))
 
-    def send_events(self) -> None:
+    def send_events(self, after: int) -> None:
         """Stream build events to one page until it goes away or the server stops."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -164,9 +167,15 @@ class LiveHandler(QuietHandler):
             self.wfile.flush()
 
         try:
-            livereload.stream_events(write, self.channel)
+            livereload.stream_events(write, self.channel, after)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+
+def _after(query: str) -> int:
+    """Return the build an event stream's page was served from (`?after=N`), 0 when not given."""
+    value = urllib.parse.parse_qs(query).get("after", ["0"])[0]
+    return int(value) if value.isdigit() and len(value) < 19 else 0
 
 
 class QuietServer(http.server.ThreadingHTTPServer):

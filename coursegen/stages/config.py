@@ -174,7 +174,7 @@ def parse_config(
     try:
         data = load_yaml(text)
     except YamlError as err:
-        problems.error(path, err.line, err.message)
+        problems.error(path, err.line, err.message, err.hint)
         return None
     if isinstance(data, dict) and "units" in data and data["units"] is None:
         data["units"] = []  # `units:` with nothing under it yet: a course with no units

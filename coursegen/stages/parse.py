@@ -16,11 +16,12 @@ import hashlib
 import itertools
 import posixpath
 import re
-import urllib.parse
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -31,6 +32,7 @@ from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+from mdurl import encode as url_encode
 
 from coursegen.author_code import AuthorCode, Limits
 from coursegen.course_code import CourseCode
@@ -43,6 +45,7 @@ from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
 from coursegen.schema import Schema, check
+from coursegen.stages import tables
 from coursegen.stages.csp import page_resources
 from coursegen.yamlio import YamlError, load_yaml
 
@@ -122,6 +125,7 @@ def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
     md = CourseParser("commonmark", {"highlight": highlight, "typographer": False}, renderer_cls=CourseRenderer)
     md.memo = memo
     md.enable(["table", "strikethrough"])
+    tables.install(md)
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
     md.use(dollarmath_plugin, renderer=math, allow_space=False, allow_digits=False)
     md.add_render_rule("math_block", display_math)
@@ -252,8 +256,9 @@ def page_digest(page: Page) -> str:
 
 
 def heading_slug(title: str) -> str:
-    """Return a heading's anchor: GitHub's slug of its text, or 'section' for text with no letters ('## ???')."""
-    return slugify(title) or "section"
+    """Return a heading's anchor: GitHub's slug of its text (NFC, as links are compared), or 'section' for
+    text with no letters ('## ???')."""
+    return slugify(unicodedata.normalize("NFC", title)) or "section"
 
 
 ID_ATTR = re.compile(r'\sid="([^"]+)"')
@@ -277,7 +282,7 @@ def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
     try:
         data = load_yaml(tokens[0].content, first_line=2)
     except YamlError as err:
-        problems.error(path, err.line, err.message)
+        problems.error(path, err.line, err.message, err.hint)
         return meta
     meta.update(check(data, FRONT_MATTER, path, problems, line=2))
     return meta
@@ -310,7 +315,7 @@ def parse_attrs(rest: str, env: dict, line: int, allowed: dict) -> dict:
     try:
         data = load_yaml(rest, first_line=line)
     except YamlError as err:
-        problems.error(path, line, err.message.replace("malformed YAML", "malformed block attributes"))
+        problems.error(path, line, err.message.replace("malformed YAML", "malformed block attributes"), err.hint)
         return {}
     schema = Schema("block attributes", allowed, noun="attribute", located=False)
     return dict(check(data, schema, path, problems, line))
@@ -487,25 +492,47 @@ def _is_external(href: str) -> bool:
     return "://" in href or href.startswith(("mailto:", "data:", "//"))
 
 
+def decoded(url_part: str) -> str:
+    """Return a link's path or anchor as the author means it: percent-decoded (markdown-it encodes
+    'cancelación' as 'cancelaci%C3%B3n') and NFC-normalised, as headings' anchors and file names are compared."""
+    return unicodedata.normalize("NFC", unquote(url_part))
+
+
 def _resolve_href(href: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
     if _is_external(href):
         return href
     target, _, anchor = href.partition("#")
+    anchor = decoded(anchor)
+    fragment = f"#{url_encode(anchor)}" if anchor else ""
     if not target:  # an anchor on this page
         env["links"].append(Link(env["source"].slug, anchor, line))
-        return href
-    path = posixpath.normpath(posixpath.join(base, target))
+        return fragment or href
+    path = posixpath.normpath(posixpath.join(base, decoded(target)))
     slug = ctx.slug_by_path.get(path)
     if slug is None:
+        _report_link_target(href, path, base, line, env, ctx)
+        return href
+    env["links"].append(Link(slug, anchor, line))
+    return f"{slug}.html{fragment}"
+
+
+def _report_link_target(href: str, path: str, base: str, line: int, env: dict, ctx: ParseContext) -> None:
+    """Report a link whose target is no lesson or review: a file of the course that is not one, or nothing."""
+    if not path.endswith(".md") and inside_course(ctx.root, path) is not None and (ctx.root / path).is_file():
         env["problems"].error(
             env["path"],
             line,
-            f"broken link '{href}': no source file '{path}'",
-            _near_link(path, base, ctx.slug_by_path) or "link to a lesson or review's .md file",
+            f"link to the file '{path}': links to files other than lessons and reviews are not supported yet",
+            "show what the file holds in the page itself (a table, a code block, an image), "
+            "or link to a copy published at its own address (https://…)",
         )
-        return href
-    env["links"].append(Link(slug, anchor, line))
-    return f"{slug}.html" + (f"#{anchor}" if anchor else "")
+        return
+    env["problems"].error(
+        env["path"],
+        line,
+        f"broken link '{href}': no source file '{path}'",
+        _near_link(path, base, ctx.slug_by_path) or "link to a lesson or review's .md file",
+    )
 
 
 def _near_link(path: str, base: str, paths) -> str:
@@ -518,8 +545,8 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
     if _is_external(src):
         return src
     # The parser percent-encodes an address ('my pic.png', 'café.png' become 'my%20pic.png', 'caf%C3%A9.png'):
-    # the file is found by its name, and the page gets the encoded name of its copy.
-    name = urllib.parse.unquote(src)
+    # the file is found by its decoded name, and the page gets the encoded name of its copy.
+    name = decoded(src)
     if "\x00" in name:
         env["problems"].error(env["path"], line, f"image '{src}' names a file with a NUL character")
         return src
@@ -528,11 +555,11 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
         env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
         return src
     if not (ctx.root / path).is_file():
-        env["problems"].error(env["path"], line, f"image '{src}' not found (looked for '{path}')")
+        env["problems"].error(env["path"], line, f"image '{decoded(src)}' not found (looked for '{path}')")
         return src
     site_path = "media/" + path.replace("/", "-")
     env["assets"].append((site_path, path))
-    return urllib.parse.quote(site_path)
+    return url_encode(site_path)
 
 
 def _check_blocks_and_math(state) -> None:

@@ -37,7 +37,7 @@ from coursegen.incremental import (
     render_key,
     theme_signature,
 )
-from coursegen.memo import Memo
+from coursegen.memo import Memo, remembered
 from coursegen.model import Course, Unit, per_unit_problems
 from coursegen.parallel import parallel_map
 from coursegen.paths import climbs_out
@@ -166,8 +166,9 @@ def render_site(
         memo = Memo()
         kept = RenderKept(memo, Changes(memo))
     memo = kept.memo
-    env = environment(root, memo, compiled)
-    assets = course_theme_assets(root, course.config, memo, theme_signature(root, kept.changes))
+    theme_key = theme_signature(root, kept.changes)
+    env = environment(root, memo, compiled, theme_key)
+    assets = course_theme_assets(root, course.config, memo, theme_key)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
         assets.urls.update(extra_assets.urls)
@@ -207,12 +208,27 @@ def render_site(
     return out, replace(record, rerendered=tuple(rerendered))  # in no order: the pipeline sorts the whole site once
 
 
-def environment(root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None) -> jinja2.Environment:
+def environment(
+    root: Path, memo: Memo, compiled: jinja2.BytecodeCache | None = None, theme_key: str | None = None
+) -> jinja2.Environment:
     """Return the build's one Jinja environment (pages, and widgets' figures while parsing), kept in the
-    memo across builds (it reloads templates that changed) while the template folders stay the same (a
-    course may add its own templates/ during `serve`)."""
+    memo across builds (it reloads templates that changed) while the template folders and the names of
+    the course's own templates stay the same (a course may add its templates/, or copy one of the theme's
+    files into it, during `serve`: Jinja would go on using the theme's file it loaded, which is unchanged).
+    `theme_key` (incremental.theme_signature) keeps the names' listing; None: listed again."""
     folders = template_folders(root)
-    return memo.get("jinja", (folders, compiled), lambda: make_environment(folders, compiled))
+
+    def listing() -> tuple[str, ...]:
+        return _override_names(root)
+
+    overrides = remembered(memo, "template overrides", theme_key, listing) if theme_key else listing()
+    return memo.get("jinja", (folders, compiled, overrides), lambda: make_environment(folders, compiled))
+
+
+def _override_names(root: Path) -> tuple[str, ...]:
+    """Return the names of the files in the course's templates/, which replace the theme's files of those names."""
+    own = theme.folders(root)[:-1]  # the course's folder, when it has one
+    return tuple(sorted(p.relative_to(own[0]).as_posix() for p in own[0].rglob("*") if p.is_file())) if own else ()
 
 
 def warm_up_rendering(
@@ -224,7 +240,7 @@ def warm_up_rendering(
     for parsing to end and then run on one core. A template that does not compile is left
     for the render stage, which reports it with its line.
     """
-    env = environment(root, memo, compiled)
+    env = environment(root, memo, compiled, theme_key)
     for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
         try:
             env.get_template(name)

@@ -78,7 +78,7 @@ def _catalogue_data(file: Path, shown: str, problems: Problems) -> LineDict | No
     try:
         data = load_yaml(text)
     except YamlError as err:
-        problems.error(shown, err.line, err.message)
+        problems.error(shown, err.line, err.message, err.hint)
         return None
     if not isinstance(data, LineDict):
         problems.error(shown, 1, "a message catalogue must map keys to texts", 'for example: tally.title: "Your tally"')

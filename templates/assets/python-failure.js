@@ -5,38 +5,31 @@
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
 
-const SUBJECT = {
-  runtime: () => t("live.the_runtime"),
-  package: (runtime, label) => t("live.the_package", { package: label }),
-  course: (runtime) => t("live.the_course_package", { module: runtime.module }),
-};
-const CAUSE_TEXT = {  // a boot stage's cause (pyodide-worker.js) → its sentence's key
-  missing: "live.cause_missing",
-  http: "live.cause_http",
-  integrity: "live.cause_integrity",
-  unreachable: "live.cause_unreachable",
-  python: "live.cause_python",
+// Why a boot stage failed (pyodide-worker.js's causes, and "too_long") and what failed to load (the
+// runtime, a package, the course's package) make one whole sentence per pair, `live.<cause>.<subject>`:
+// a sentence glued from "the … package" and "… is missing" reads wrongly in languages whose
+// articles and prepositions change with the noun ("acceder a el intérprete").
+const LOAD_FAILURE = {  // cause → what failed → its sentence's key (each key written out: tests find every key used)
+  missing: { runtime: "live.missing.runtime", package: "live.missing.package", course: "live.missing.course" },
+  http: { runtime: "live.http.runtime", package: "live.http.package", course: "live.http.course" },
+  integrity: { runtime: "live.integrity.runtime", package: "live.integrity.package", course: "live.integrity.course" },
+  unreachable: { runtime: "live.unreachable.runtime", package: "live.unreachable.package", course: "live.unreachable.course" },
+  python: { runtime: "live.python.runtime", package: "live.python.package", course: "live.python.course" },
+  too_long: { runtime: "live.too_long.runtime", package: "live.too_long.package", course: "live.too_long.course" },
 };
 
 /** Return one plain sentence saying why live Python failed (`runtime`: the page's runtime settings). */
 export function failureText(error, runtime) {
   if (error.stage === "run") return t("live.raised", { error: error.message });
   if (error.stage === "worker") return t("live.worker_failed");
-  if (error.stage === "timeout") {
-    return error.during ? t("live.too_long_to_load", { subject: subjectOf(error, runtime) }) : t("live.too_long_to_answer");
-  }
-  return t(CAUSE_TEXT[error.cause] ?? CAUSE_TEXT.python, { subject: subjectOf(error, runtime) });
+  if (error.stage === "timeout" && !error.during) return t("live.too_long_to_answer");
+  const cause = error.stage === "timeout" ? "too_long" : error.cause in LOAD_FAILURE ? error.cause : "python";
+  return t(LOAD_FAILURE[cause][error.during || error.stage], { package: error.label, module: runtime.module });
 }
 
-/** Return what failed to load, in words: "the Python runtime", "the numpy package", "the course's kernels package". */
-export function subjectOf(error, runtime) {
-  return SUBJECT[error.during || error.stage](runtime, error.label);
-}
-
-/** Return the technical reason: "package numpy missing: <the worker's detail>". */
+/** Return the technical reason: "package numpy missing: <the worker's detail>", "timeout package numpy: …". */
 export function technicalReason(error, runtime) {
-  const label = error.stage === "timeout" && error.during ? subjectOf(error, runtime) : error.label;
-  return `${[error.stage, label, error.cause].filter(Boolean).join(" ")}: ${error.message}`;
+  return `${[error.stage, error.during, error.label, error.cause].filter(Boolean).join(" ")}: ${error.message}`;
 }
 
 /** Return a hidden "Technical reason" disclosure, the one partials/widget.html writes into each widget. */

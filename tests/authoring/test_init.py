@@ -79,7 +79,7 @@ def test_version(capsys):
 
 def test_requirements_pin_this_version_and_the_workflow_installs_from_them_with_pip_caching(new_course):
     pinned = [line for line in (new_course / "requirements.txt").read_text().splitlines() if not line.startswith("#")]
-    assert pinned == [f"coursegen=={__version__}"]
+    assert pinned[0] == f"coursegen=={__version__}"
     flow = read_yaml((new_course / ".github" / "workflows" / "pages.yml").read_text())
     triggers = flow["on"]
     assert triggers["push"]["branches"] == ["main"] and "workflow_dispatch" in triggers
@@ -218,3 +218,16 @@ def test_init_gives_each_new_course_its_own_id_which_its_pages_carry(new_course,
     assert status == 0, err
     page = (new_course / "site" / "practice.html").read_text()
     assert f'"id": "{course_id}"' in page
+
+
+def test_requirements_pin_what_coursegen_and_the_course_import_at_the_versions_installed(new_course):
+    """Not coursegen alone, whose own requirements are ranges: numpy (which the course's Python imports)
+    and every package the build needs are pinned at the versions installed with this coursegen."""
+    from importlib import metadata
+
+    lines = [line for line in (new_course / "requirements.txt").read_text().splitlines() if not line.startswith("#")]
+    pins = dict(line.split("==") for line in lines)
+    assert len(pins) == len(lines)  # every line pinned
+    for name in ("numpy", "Jinja2", "MarkupSafe", "markdown-it-py", "mdurl", "ruamel.yaml", "selectolax"):
+        assert pins[name] == metadata.version(name), name
+    assert "pytest" not in pins and "ml_dtypes" not in pins  # extras are not what a build needs

@@ -37,8 +37,16 @@ def dist(tmp_path_factory) -> Path:
         else:
             shutil.copy(REPO / name, source / name)
     out = tmp_path_factory.mktemp("dist")
-    run([BIN / "pyproject-build", "--no-isolation", "--outdir", out, source], cwd=source)
+    built = run([BIN / "pyproject-build", "--no-isolation", "--outdir", out, source], cwd=source)
+    (out.parent / f"{out.name}.log").write_text(built.stdout + built.stderr)  # beside dist/, which holds only the two
     return out
+
+
+def test_building_says_nothing_of_packages_it_would_ignore(dist):
+    """Every folder of data files (the theme's, the starter course's) is declared, so setuptools ships
+    it without a "Package would be ignored" warning per folder."""
+    log = (dist.parent / f"{dist.name}.log").read_text()
+    assert "would be ignored" not in log and "is absent from the `packages` configuration" not in log, log
 
 
 def test_pyproject_build_makes_an_sdist_and_a_wheel_that_twine_check_passes(dist):

@@ -597,3 +597,24 @@ def test_only_the_course_s_own_modules_are_imported_again(tmp_path, monkeypatch)
     assert reload.course_modules(tmp_path) == {"course_helper": "helper.py"}
     assert all(not name.startswith("coursegen") for name in reload.course_modules(engine.parent))
     assert reload.touches_extensions(tmp_path, ["helper.py"]) and not reload.touches_extensions(tmp_path, ["build.py"])
+
+
+def test_a_page_is_told_every_file_changed_since_the_build_it_was_served_from():
+    """A search-index rebuild published last must not hide that the page changed just before it."""
+    from coursegen.serve.livereload import Channel, event_for_build, stream_events
+
+    channel = Channel()
+    channel.publish(event_for_build(["first.html", "second.html"], 0.1))  # the page is served from build 1
+    channel.publish(event_for_build(["second.html"], 0.1))
+    channel.publish(event_for_build(["search/index.json"], 0.1))
+    assert channel.since(1)["changed"] == ["search/index.json", "second.html"]
+    assert channel.since(2)["changed"] == ["search/index.json"]
+    written: list[bytes] = []
+
+    def write(data: bytes) -> None:
+        written.append(data)
+        channel.close()
+
+    stream_events(write, channel, after=1)
+    event = json.loads(written[0].decode().removeprefix("data: "))
+    assert event["serial"] == 3 and "second.html" in event["changed"]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coursegen.course_code import CalcError
-from coursegen.errors import choices_hint
+from coursegen.errors import choices_hint, did_you_mean
 
 __all__ = ["CalcError", "evaluate"]  # CalcError: the course's Python's error, raised here for a wrong expression
 
@@ -89,9 +89,20 @@ def _constant(node: ast.Constant, names: dict):
     raise CalcError(f"{{calc}} expressions cannot use the constant {node.value!r}")
 
 
+class UnknownName(CalcError):
+    """A name that is neither `math` nor a module of the course's package (compute adds which package)."""
+
+    def __init__(self, name: str, names: dict):
+        super().__init__(f"unknown name '{name}' in {{calc}}", choices_hint(name, names, "names"))
+        self.name, self.near = name, bool(did_you_mean(name, names))
+
+    def __reduce__(self):
+        return (CalcError, (self.message, self.hint))
+
+
 def _name(node: ast.Name, names: dict):
     if node.id not in names:
-        raise CalcError(f"unknown name '{node.id}' in {{calc}}", choices_hint(node.id, names, "names"))
+        raise UnknownName(node.id, names)
     return names[node.id]
 
 

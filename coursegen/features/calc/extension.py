@@ -17,7 +17,7 @@ from markdown_it.common.utils import escapeHtml
 
 from coursegen.author_code import AuthorCodeStopped
 from coursegen.course_code import LIMIT_HINT, CalcError, CourseCode, names_for_build
-from coursegen.features.calc.evaluate import evaluate
+from coursegen.features.calc.evaluate import UnknownName, evaluate
 from coursegen.stages.roles import register_role
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -71,7 +71,12 @@ def compute(content: str, names: dict, package: str = "kernels") -> tuple[str, s
     """Return (expression, displayed text) for a role's content, or raise CalcError (naming the course's
     `package`, whatever course.yaml calls it)."""
     expression, spec, unit, stated = split_role(content)
-    value = as_number(evaluate(expression, names), expression)
+    try:
+        value = as_number(evaluate(expression, names), expression)
+    except UnknownName as err:
+        raise CalcError(
+            err.message, err.hint if err.near else f"{err.hint}; {package_hint(err.name, package)}"
+        ) from None
     if isinstance(value, float) and not math.isfinite(value):
         raise CalcError(
             f"{{calc}} '{expression}' gives {value}, not a finite number",
@@ -86,6 +91,19 @@ def compute(content: str, names: dict, package: str = "kernels") -> tuple[str, s
             f"the course's package '{package}' computes {value!r}; correct the stated number or the expression",
         )
     return expression, shown + (NBSP + unit if unit else "")
+
+
+def package_hint(name: str, package: str) -> str:
+    """Return where {calc}'s names come from, for a name that matches none: the course's package is
+    'kernels' unless course.yaml's `python: {package: …}` names another, and its modules go without it."""
+    if name == package:
+        return f"{{calc}} names the modules of the package '{package}' directly: write {{calc}}`MODULE.NAME`"
+    where = "the default" if package == "kernels" else "named by course.yaml's python: {package: …}"
+    return (
+        f"{{calc}} knows math and the modules of the course's package '{package}' ({where}); "
+        f"if '{name}' is your package's folder, write python: {{package: {name}}} in course.yaml "
+        "and name its modules directly"
+    )
 
 
 def split_role(content: str) -> tuple[str, str | None, str, str | None]:

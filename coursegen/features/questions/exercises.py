@@ -154,7 +154,7 @@ def _checks(fence, env: dict) -> dict | None:
     try:
         data = load_yaml(fence.content, first_line=first)
     except YamlError as err:
-        problems.error(path, err.line, err.message)
+        problems.error(path, err.line, err.message, err.hint)
         return None
     if not isinstance(data, LineDict):  # every mapping load_yaml reads
         problems.error(path, first, "the exercise's checks must be a mapping with 'function' and 'cases'")
@@ -315,6 +315,33 @@ def _bake(target, solution: str, function: str, cases: list, tolerance: float, n
                 lines.get(result["name"], 0),
             )
     return baked
+
+
+def expected_lines(exercise: dict) -> tuple[str, ...]:
+    """Return one line per baked check, `name: function(args) == expected` (or its assert), for an author
+    to read what the reference solution answered: its answers are what the page accepts."""
+    function = exercise["function"]
+    lines = []
+    for case in exercise["cases"]:
+        call = f"{function}({', '.join(_brief(arg, 40) for arg in case['args'])})"
+        shown = f"assert {case['assert']}" if "assert" in case else f"== {_brief(case['expected'])}"
+        lines.append(f"{case['name']}: {call} {shown}")
+    return tuple(lines)
+
+
+def expected_listing(course) -> list[str]:
+    """Return, for `check --expected`, each exercise of the written units at its line, then what its
+    reference solution answered for each check: the answers the page will accept."""
+    listing = []
+    for unit in course.written:
+        for question in unit.page.questions:
+            if question.expected:
+                listing.append(
+                    f"{unit.page.source.path}:{question.line}: exercise '{question.id}' accepts what its "
+                    "reference solution answered:"
+                )
+                listing += [f"    {line}" for line in question.expected]
+    return listing
 
 
 def _brief(value, limit: int = 80) -> str:

@@ -10,7 +10,7 @@ enhances every `[data-question]` element.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from coursegen.errors import Problems, choices_hint
 from coursegen.features.questions.blocks import (
@@ -20,7 +20,7 @@ from coursegen.features.questions.blocks import (
     render_question,
     reshape_question,
 )
-from coursegen.features.questions.exercises import page_data, prepare_exercise
+from coursegen.features.questions.exercises import expected_lines, page_data, prepare_exercise
 from coursegen.features.questions.structure import check_structure
 from coursegen.features.widgets.extension import browser_python
 from coursegen.features.widgets.site import said_in
@@ -60,6 +60,7 @@ class Question:
     seconds: int = 0
     cite: str = ""
     packages: tuple[str, ...] = ()  # an exercise's Pyodide packages
+    expected: tuple[str, ...] = ()  # an exercise's checks as its reference answered them (`check --expected`)
 
     @property
     def revisit_url(self) -> str:
@@ -119,8 +120,9 @@ def collect_questions(state) -> None:
             question = _question(token, tokens[index + 1 : close], name, env)
             if question is not None and not check_structure(tokens, index, close, name, env):
                 question = None
-            if question is not None and name == "exercise" and not _exercise(tokens, index, close, env):
-                question = None
+            if question is not None and name == "exercise":
+                baked = _exercise(tokens, index, close, env)
+                question = replace(question, expected=expected_lines(token.meta["exercise"])) if baked else None
             if question is not None:
                 env["questions"].append(question)
                 token.meta["question"] = question

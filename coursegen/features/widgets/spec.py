@@ -215,7 +215,7 @@ def _widget_from_files(root: Path, folder: Path, shown: str, problems: Problems)
     try:
         data = load_yaml(texts[0] or "")  # never None here: checked above
     except YamlError as err:
-        problems.error(shown, err.line, err.message)
+        problems.error(shown, err.line, err.message, err.hint)
         return None
     before = len(problems.errors())
     top = check(data, SPEC, shown, problems)

@@ -264,3 +264,38 @@ def test_kernels_that_do_not_import_are_reported_at_the_role(mini_course):
             "lessons/02-second.md:12:6: kernels/ cannot be imported: SyntaxError: invalid syntax (sizes.py, line 1)"
         )
     )
+
+
+def test_an_unknown_name_that_looks_like_a_package_says_which_package_calc_reads(mini_course):
+    """An author whose package folder is `flotante/` but who left course.yaml alone learns that the
+    course's package is `kernels` unless `python: {package: …}` names another."""
+    import shutil
+
+    shutil.rmtree(mini_course / "kernels")
+    (mini_course / "flotante").mkdir()
+    (mini_course / "flotante" / "__init__.py").write_text("")
+    (mini_course / "flotante" / "errores.py").write_text("EPS = 2.0 ** -52\n")
+    put(mini_course, "Epsilon {calc}`flotante.errores.EPS | sci:2`.")
+    with pytest.raises(ContentError) as caught:
+        build_site(mini_course)
+    problem = caught.value.problems[0]
+    assert problem.message == "unknown name 'flotante' in {calc}"
+    assert problem.hint == (
+        "known names are: math; {calc} knows math and the modules of the course's package 'kernels' (the default); "
+        "if 'flotante' is your package's folder, write python: {package: flotante} in course.yaml "
+        "and name its modules directly"
+    )
+
+
+def test_a_package_name_written_before_its_module_is_told_to_go(names):
+    with pytest.raises(CalcError) as caught:
+        compute("kernels.overflow.BF16_MAX", names)
+    assert caught.value.hint.endswith(
+        "{calc} names the modules of the package 'kernels' directly: write {calc}`MODULE.NAME`"
+    )
+
+
+def test_a_near_miss_keeps_its_short_did_you_mean_hint(names):
+    with pytest.raises(CalcError) as caught:
+        compute("overflw.BF16_MAX", names)
+    assert caught.value.hint.startswith("did you mean 'overflow'?") and "package" not in caught.value.hint

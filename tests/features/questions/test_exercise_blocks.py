@@ -263,3 +263,47 @@ def test_an_object_array_is_refused_and_a_number_array_kept():
     assert exercises.written(numpy.array([1.5, 2.0]), "c") == [1.5, 2.0]
     with pytest.raises(exercises.CaseError, match="dtype=object"):
         exercises.written(numpy.array([1, "a"], dtype=object), "c")
+
+
+WRONG_REFERENCE = """
+:::: exercise {id: double}
+Write `double(x)`.
+
+```python starter
+def double(x):
+    ...
+```
+
+```python solution
+def double(x):
+    return x * 3  # wrong, and the checks below take its answers as expected
+```
+
+```yaml checks
+function: double
+cases:
+  - {name: two, args: [2]}
+  - {name: half, args: [0.5]}
+  - {name: sign, args: [-1], assert: "result < 0"}
+```
+::::
+"""
+
+
+def test_check_expected_lists_what_a_wrong_reference_answered_so_the_author_can_see_it(tmp_path, capsys):
+    """A reference solution's answers become the expected values without a word (docs/reviews.md):
+    `check --expected` shows them, each exercise at its line."""
+    root = copy_course(FIXTURES / "mini", tmp_path / "mini")
+    lesson = root / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text() + WRONG_REFERENCE)
+    status, out, err = run_cli(capsys, "--root", root, "check", "--expected")
+    assert status == 0, err
+    assert out.splitlines()[:4] == [
+        "lessons/02-second.md:14: exercise 'double' accepts what its reference solution answered:",
+        "    two: double(2) == 6",
+        "    half: double(0.5) == 1.5",
+        "    sign: double(-1) assert result < 0",
+    ]
+    assert out.splitlines()[-1].startswith("ok: ")
+    status, out, _ = run_cli(capsys, "--root", root, "check")
+    assert status == 0 and "accepts" not in out  # only when asked
