@@ -78,7 +78,7 @@ def coursegen_identity() -> str:
 
 
 def input_stamps(root: Path, out: Path) -> dict[str, tuple]:
-    """Return {path: (size, mtime ns, inode)} of every file a build of `root` may read: the course's
+    """Return {path: (size, mtime ns, inode, ctime ns)} of every file a build of `root` may read: the course's
     top-level files and every non-hidden top-level folder but the output folder and NEVER_READ ones,
     the theme, and a self-hosted Pyodide under node_modules/pyodide; symbolic links followed."""
     stamps: dict[str, tuple] = {}
@@ -108,7 +108,7 @@ def _stamp_tree(path: Path, stamps: dict, skipped: set[Path], seen: set[Path]) -
         stamps[str(path)] = ("missing",)
         return
     if not S_ISDIR(stat.st_mode):
-        stamps[str(path)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        stamps[str(path)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
         return
     _stamp_folder(path, stat, stamps, skipped, seen)
 
@@ -131,7 +131,7 @@ def _stamp_folder(path: Path, stat: os.stat_result, stamps: dict, skipped: set[P
         if S_ISDIR(found.st_mode):
             _stamp_folder(Path(entry.path), found, stamps, skipped, seen)
         else:
-            stamps[entry.path] = (found.st_size, found.st_mtime_ns, found.st_ino)
+            stamps[entry.path] = (found.st_size, found.st_mtime_ns, found.st_ino, found.st_ctime_ns)
 
 
 def site_stamps(out: Path, prefix: str = "") -> dict[str, tuple]:
