@@ -223,6 +223,7 @@ class CourseTextFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target) if self.folders else None
         if spec is None or type(spec.loader) is not importlib.machinery.SourceFileLoader or not self.owns(spec.origin):
             return None  # the path finder, next in line, finds it again (its folder listings are cached)
+        assert spec.origin is not None  # owns() said so
         spec.loader, spec.cached = TextLoader(fullname, spec.origin), None
         return spec
 

@@ -374,7 +374,7 @@ def plan_parse(
     last: ParseRecord | None,
     memo: Memo,
     changes: Changes,
-    found: tuple = (),
+    extension_inputs: tuple = (),
 ) -> ParsePlan:
     """Return which sources to parse: those whose parse key differs from the memo's page's.
 
@@ -383,7 +383,7 @@ def plan_parse(
     are too. `last` is None when nothing kept may be reused (a new parser: no kept page holds its
     syntax); the caller then clears the "page" table."""
     outline = _parse_outline(loaded.slug_by_path, config_text, last)
-    inputs = shared_parse_inputs(root, package, catalogue, outline[2], changes, found)
+    inputs = shared_parse_inputs(root, package, catalogue, outline[2], changes, extension_inputs)
     if changes.known and last is not None and inputs == last.inputs:
         candidates = [loaded.sources[path] for path in sorted(loaded.unparsed) if path in loaded.sources]
     else:
@@ -417,12 +417,17 @@ def _parse_outline(slug_by_path: dict, config_text: str | None, last: ParseRecor
 
 
 def shared_parse_inputs(
-    root: Path, package: str, catalogue: dict[str, str], outline_digest: str, changes: Changes, found: tuple = ()
+    root: Path,
+    package: str,
+    catalogue: dict[str, str],
+    outline_digest: str,
+    changes: Changes,
+    extension_inputs: tuple = (),
 ) -> ParseInputs:
     """Return what parsing may consult beside a page's own text: the sources and course.yaml
     (`outline_digest`), media files, the message `catalogue` (parse rules write labels in the course's
-    language); the course's Python `package`; widgets/, the templates, and what the extensions `found`
-    for pages with widgets or exercises (how they reach Pyodide: widgets' prepare data's `page_inputs`)."""
+    language); the course's Python `package`; widgets/, the templates, and `extension_inputs`, what the
+    extensions found for pages with widgets or exercises (how they reach Pyodide: the widgets' `page_inputs`)."""
     media = changes.signature("media", _covers_media, lambda: media_signature(root))
     return ParseInputs(
         all=digest(outline_digest, media, sorted(catalogue.items())),
@@ -433,7 +438,7 @@ def shared_parse_inputs(
                 under(package, "widgets", theme.COURSE_TEMPLATES),
                 lambda: tree_signature(root / package, root / "widgets", *theme.folders(root)),
             ),
-            found,
+            extension_inputs,
         ),
     )
 
