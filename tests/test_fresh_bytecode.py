@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import clean_env
+from helpers import clean_env, without_time_limit
 
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import Session
@@ -39,8 +39,7 @@ def course(mini_course) -> Path:
     (mini_course / "kernels" / "consts.py").write_text("ANSWER = 41\n")
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("Text.", "The answer is {calc}`consts.ANSWER | d`.", 1))
-    config = mini_course / "course.yaml"  # the time limit is not what these tests are about
-    config.write_text(config.read_text().replace("seconds: 2", "seconds: 3600"))
+    without_time_limit(mini_course)  # the time limit is not what these tests are about
     return mini_course
 
 
