@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from helpers import REPO
+from helpers import REPO, without_time_limit
 
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.serve.livereload import DOM_PATH, EVENTS_PATH, SCRIPT_PATH
@@ -46,13 +46,24 @@ class EventReader:
         self.response.close()
 
 
-@pytest.fixture
-def live(mini_course):
-    server = LiveServer(mini_course, BuildOptions(), port=0, log=lambda text: None).start()
+def _serving(course):
+    server = LiveServer(course, BuildOptions(), port=0, log=lambda text: None).start()
     reader = EventReader(server.url)
     yield server, reader
     reader.close()
     server.stop()
+
+
+@pytest.fixture
+def live(mini_course):
+    yield from _serving(mini_course)
+
+
+@pytest.fixture
+def live_unlimited(mini_course):
+    """`live` for a test not about the time limit: its kernels (numpy) import as slowly as the machine makes them."""
+    without_time_limit(mini_course)
+    yield from _serving(mini_course)
 
 
 def fetch(url: str) -> str:
@@ -92,8 +103,8 @@ def test_an_edit_is_served_at_once_and_its_search_index_is_written_just_after(li
     }
 
 
-def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live, mini_course):
-    server, events = live
+def test_a_broken_save_is_announced_and_the_next_good_save_recovers(live_unlimited, mini_course):
+    server, events = live_unlimited
     first = events.next()
     before = (server.site / "second.html").read_bytes()
     lesson = mini_course / "lessons" / "02-second.md"
