@@ -426,6 +426,7 @@ def serve_calls() -> None:
 def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
     """The worker's main loop: run each call it receives under the time limit, send back the outcome."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the build, which then ends this worker
+    sys.dont_write_bytecode = True  # nothing is written into the course (course_code.TextLoader reads none of it)
     gc.enable()  # a fork inherits the build's paused collector (pipeline.collector_paused)
     cap = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import math
 import os
@@ -152,8 +154,10 @@ def load_kernels(root: Path, package: str = "kernels") -> types.ModuleType:
     if name not in sys.modules:
         _forget(_LOADED.pop(str(folder), ""))  # the previous version of this folder's kernels
         _LOADED[str(folder)] = name
+        from_text(root)  # its submodules, and whatever of the course they import, too
+        init = str(folder / "__init__.py")
         spec = importlib.util.spec_from_file_location(
-            name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+            name, init, loader=TextLoader(name, init), submodule_search_locations=[str(folder)]
         )
         if spec is None or spec.loader is None:  # never for a folder with an __init__.py, which it checked
             raise CalcError(f"{package}/ cannot be imported")
@@ -184,8 +188,64 @@ def _forget(name: str) -> None:
 
 
 def _signature(folder: Path) -> str:
-    """Return a short hash of the kernel files' paths, sizes and modification times."""
-    parts = [str(folder.resolve())] + [
-        f"{f.relative_to(folder)}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.rglob("*.py"))
-    ]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    """Return a short hash of the kernel files' paths and texts: two saves of the same size within one
+    tick of the clock (or `cp -p`) keep size and modification time, never the text."""
+    found = hashlib.sha256(str(folder.resolve()).encode())
+    for file in sorted(f for f in folder.rglob("*.py") if "__pycache__" not in f.parts):
+        found.update(b"\0%s\0" % file.relative_to(folder).as_posix().encode() + file.read_bytes())
+    return found.hexdigest()[:16]
+
+
+# ---- the course's modules come from their text, never from bytecode ------------------------------
+#
+# Python trusts a `__pycache__/*.pyc` whose recorded modification time (whole seconds) and size match
+# its source's: `ANSWER = 41` saved as `ANSWER = 42` within the same second, or copied with `cp -p`,
+# would run as 41. So every module of a course folder is compiled from its text when imported, and no
+# bytecode of it is read or written, in the worker (kernels, {calc}, widget entries) and in the build
+# process (course extensions and what they import).
+
+
+class TextLoader(importlib.machinery.SourceFileLoader):
+    """SourceFileLoader that compiles the file's current text every time: no .pyc read, none written."""
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+class CourseTextFinder(importlib.abc.MetaPathFinder):
+    """Finds modules as the path finder does, and gives those of a course folder a TextLoader."""
+
+    def __init__(self):
+        self.folders: set[str] = set()  # real paths of the course folders, each ending with the separator
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target) if self.folders else None
+        if spec is None or type(spec.loader) is not importlib.machinery.SourceFileLoader or not self.owns(spec.origin):
+            return None  # the path finder, next in line, finds it again (its folder listings are cached)
+        assert spec.origin is not None  # owns() said so
+        spec.loader, spec.cached = TextLoader(fullname, spec.origin), None
+        return spec
+
+    def owns(self, file: str | None) -> bool:
+        """Return True for a file of a course folder (not of a virtual environment or coursegen inside it)."""
+        if not file:
+            return False
+        real = os.path.realpath(file)
+        if not any(real.startswith(folder) for folder in self.folders):
+            return False
+        installed = {sys.prefix, sys.exec_prefix, sys.base_prefix, str(Path(__file__).resolve().parent)}
+        parts = Path(real).parts
+        return not any(real.startswith(os.path.realpath(p) + os.sep) for p in installed) and not (
+            {"site-packages", "dist-packages", "node_modules"} & set(parts)
+        )
+
+
+def from_text(root: Path) -> None:
+    """Make every later import of a module of the course folder `root` in this process compile its text."""
+    finder = next((f for f in sys.meta_path if isinstance(f, CourseTextFinder)), None)
+    if finder is None:
+        finder = CourseTextFinder()
+        at = next((i for i, f in enumerate(sys.meta_path) if f is importlib.machinery.PathFinder), len(sys.meta_path))
+        sys.meta_path.insert(at, finder)
+    finder.folders.add(os.path.realpath(root) + os.sep)

@@ -40,7 +40,8 @@ from stat import S_ISDIR
 
 import coursegen
 from coursegen import __version__
-from coursegen.cache import CACHE_FOLDER
+from coursegen.cache import CACHE_FOLDER, cache_key, refused_cache_folder, signature, verified
+from coursegen.errors import ContentError
 from coursegen.incremental import ParsedPage, WrittenPage
 from coursegen.parallel import can_fork
 from coursegen.pipeline import collector_paused
@@ -49,7 +50,7 @@ from coursegen.session import Session
 from coursegen.stages.write import MARKER
 from coursegen.theme import files as theme
 
-FORMAT = 1  # raised whenever what the files hold changes shape
+FORMAT = 2  # raised whenever what the files hold changes shape
 SITE_FILE, PAGES_FOLDER, RENDERED_FILE = "site.pickle", "pages", "rendered.pickle"
 COURSE_PAGES = ("index.html", "404.html")  # the rendered pages that are not a unit's (render._course_page)
 SHARDS = 32  # files the parsed pages are spread over: an edit rewrites one of them, not all (65 MB at 2,000 lessons)
@@ -78,7 +79,7 @@ def coursegen_identity() -> str:
 
 
 def input_stamps(root: Path, out: Path) -> dict[str, tuple]:
-    """Return {path: (size, mtime ns, inode)} of every file a build of `root` may read: the course's
+    """Return {path: (size, mtime ns, inode, ctime ns)} of every file a build of `root` may read: the course's
     top-level files and every non-hidden top-level folder but the output folder and NEVER_READ ones,
     the theme, and a self-hosted Pyodide under node_modules/pyodide; symbolic links followed."""
     stamps: dict[str, tuple] = {}
@@ -108,7 +109,7 @@ def _stamp_tree(path: Path, stamps: dict, skipped: set[Path], seen: set[Path]) -
         stamps[str(path)] = ("missing",)
         return
     if not S_ISDIR(stat.st_mode):
-        stamps[str(path)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        stamps[str(path)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
         return
     _stamp_folder(path, stat, stamps, skipped, seen)
 
@@ -131,7 +132,7 @@ def _stamp_folder(path: Path, stat: os.stat_result, stamps: dict, skipped: set[P
         if S_ISDIR(found.st_mode):
             _stamp_folder(Path(entry.path), found, stamps, skipped, seen)
         else:
-            stamps[entry.path] = (found.st_size, found.st_mtime_ns, found.st_ino)
+            stamps[entry.path] = (found.st_size, found.st_mtime_ns, found.st_ino, found.st_ctime_ns)
 
 
 def site_stamps(out: Path, prefix: str = "") -> dict[str, tuple]:
@@ -170,6 +171,8 @@ class KeptSite:
 def inputs(root: Path, out: Path, options: tuple) -> Inputs:
     """Return the stamp of this build's inputs (taken before it reads anything, so an edit made while
     it runs is seen by the next build)."""
+    if refused := refused_cache_folder(root):  # before its files are read (and, after the build, written)
+        raise ContentError(refused)
     out = Path(os.path.abspath(out))
     stamps = input_stamps(root, out)
     stamps["SOURCE_DATE_EPOCH"] = (os.environ.get("SOURCE_DATE_EPOCH"),)
@@ -388,25 +391,47 @@ def load_rendered(root: Path, session: Session, now: Inputs) -> None:
 
 
 def _load(file: Path, identity: str):
-    """Return what `file` holds when it was written by this coursegen, else None (whatever is wrong)."""
+    """Return what `file` holds when it was written by this coursegen for this user (its signature is made
+    with the user's cache key: cache.verified), else None (whatever is wrong: the build is simply cold)."""
     try:
-        with file.open("rb") as stream, collector_paused():  # else it walks the new objects again and again
-            if pickle.load(stream) != (FORMAT, identity):
-                return None
-            return pickle.load(stream)
+        data = verified(cache_key(), _name(file), file.read_bytes())
+        if data is None:  # unsigned, signed with another key, or damaged: never unpickled
+            return None
+        with collector_paused():  # else it walks the new objects again and again
+            header, value = pickle.loads(data)
+        return value if header == (FORMAT, identity) else None
     except Exception:  # noqa: BLE001 - missing, damaged, foreign: the build is simply cold
         return None
 
 
 def _save(file: Path, identity: str, value) -> None:
-    """Write `value` under a header naming this coursegen, atomically; skipped when it cannot be written."""
+    """Write `value` under a header naming this coursegen, signed, atomically; skipped when it cannot be
+    written, when the user has no cache key, or when its folder leads out of the course."""
+    key = cache_key()
     temporary = file.with_name(f".{file.name}.{os.getpid()}")
     try:
+        if key is None or not _inside_cache(file):
+            return
+        data = pickle.dumps(((FORMAT, identity), value), protocol=pickle.HIGHEST_PROTOCOL)
         file.parent.mkdir(parents=True, exist_ok=True)
-        with temporary.open("wb") as stream:
-            pickle.dump((FORMAT, identity), stream, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        with temporary.open("wb") as stream:  # the signature, then the data (not copied behind it: 65 MB at 2,000)
+            stream.write(signature(key, _name(file), data))
+            stream.write(data)
         temporary.replace(file)
     except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
         with contextlib.suppress(OSError):
             temporary.unlink()
+
+
+def _name(file: Path) -> str:
+    """Return the file's name within the cache folder (`pages/03.pickle`): what its signature is made for."""
+    return file.name if file.parent.name == CACHE_FOLDER else f"{file.parent.name}/{file.name}"
+
+
+def _inside_cache(file: Path) -> bool:
+    """Return True when the file's folder, links followed, lies in its course (a planted link would have the
+    build write elsewhere)."""
+    cache = next((folder for folder in file.parents if folder.name == CACHE_FOLDER), None)
+    if cache is None:
+        return False
+    return Path(os.path.realpath(file.parent)).is_relative_to(Path(os.path.realpath(cache.parent)))

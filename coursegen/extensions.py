@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import copy
 import functools
 import hashlib
 import importlib
 import importlib.util
 import os
+import pickle
 import sys
 import traceback
 from collections.abc import Callable, Collection, Iterable
@@ -33,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.author_code import DEFAULT_SECONDS, shown_limit
+from coursegen.course_code import TextLoader, from_text
 from coursegen.errors import ContentError, Problem, Problems
 from coursegen.extension_rules import (
     TimedOut,
@@ -84,6 +87,7 @@ EVENTS = (  # in the order a build meets them; docs/extensions.md lists them the
 HOOKS = tuple(event.name for event in EVENTS)
 BY_NAME = {event.name: event for event in EVENTS}
 REPORTS_ITSELF = ("analyse",)  # runs inside the parser, once per page: a failure is reported at the page
+GIVEN_A_COPY = ("check", "add_files")  # their first argument, the linked course, is given to each as a copy
 EXITS = (SystemExit, KeyboardInterrupt)  # what course code may raise that is no Exception: a failure all the same
 LIMIT_HINT = "make it faster, or raise `limits: {seconds: …}` in course.yaml (default 10)"
 
@@ -336,6 +340,8 @@ class CourseExtension(ModuleExtension):
         return run
 
     def _call(self, hook: str, *args):
+        if hook in GIVEN_A_COPY:  # the course's pages are kept (memo, .coursegen-cache/): a change made to them
+            args = (_copied(args[0]), *args[1:])  # there would reach the next build, and only a warm one
         problems = next((a for a in args if isinstance(a, Problems)), None)
         late = f"extension '{self.name}' did not finish its {hook} hook within {shown_limit(self.seconds)}"
         try:
@@ -359,6 +365,15 @@ class CourseExtension(ModuleExtension):
                 path, line = shown(self.root, own), frame.lineno or 1
                 break
         return Problem(path, line, 0, f"extension '{self.name}' failed in {hook}: {described(err)}", exit_hint(err))
+
+
+def _copied(course):
+    """Return a copy of the linked course that shares nothing mutable with it: a pickle's round trip (the
+    records are plain data, made to be pickled; in C, several times faster than copy.deepcopy)."""
+    try:
+        return pickle.loads(pickle.dumps(course, protocol=pickle.HIGHEST_PROTOCOL))
+    except (pickle.PicklingError, TypeError, AttributeError):  # something of an extension's that cannot be
+        return copy.deepcopy(course)
 
 
 def with_session(extension: Extension, hook: str, session, *args):
@@ -485,16 +500,17 @@ def load(root: Path, entry: str, memo: Memo | None = None):
         file = (root / entry).resolve()
         if not file.is_file() or not file.is_relative_to(root.resolve()):
             raise FileNotFoundError(f"no file {entry} in the course")
-        stat = file.stat()  # `serve`: loaded again only when the file changes
-        key = (file, stat.st_mtime_ns, stat.st_size)
-        return remembered(memo, "extension file", key, lambda: _load_file(*key)), file.stem
+        stat = file.stat()  # `serve`: loaded again only when the file changes (any write changes its ctime)
+        key = (file, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns)
+        return remembered(memo, "extension file", key, lambda: _load_file(root, *key)), file.stem
     with _course_on_path(root):
         return importlib.import_module(entry), entry.rsplit(".", 1)[-1]
 
 
-def _load_file(file: Path, _mtime: int, _size: int):
-    name = "coursegen_course_ext_" + hashlib.sha256(str(file).encode()).hexdigest()[:12] + f"_{_mtime}"
-    spec = importlib.util.spec_from_file_location(name, file)
+def _load_file(root: Path, file: Path, _mtime: int, _size: int, _ctime: int):
+    name = "coursegen_course_ext_" + hashlib.sha256(str(file).encode()).hexdigest()[:12] + f"_{_mtime}_{_ctime}"
+    from_text(root)  # what it imports of the course is compiled from its text as well
+    spec = importlib.util.spec_from_file_location(name, file, loader=TextLoader(name, str(file)))
     if spec is None or spec.loader is None:  # never for a .py file; mypy cannot know that
         raise ImportError(f"{file} cannot be imported")
     module = importlib.util.module_from_spec(spec)
@@ -504,7 +520,9 @@ def _load_file(file: Path, _mtime: int, _size: int):
 
 @contextlib.contextmanager
 def _course_on_path(root: Path):
-    """Let `import name` find a module in the course folder while an extension is imported."""
+    """Let `import name` find a module in the course folder while an extension is imported (from its text:
+    a .pyc left in the course's __pycache__ may be older than the text, with the same stamp)."""
+    from_text(root)
     sys.path.insert(0, str(root))
     try:
         yield

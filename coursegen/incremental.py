@@ -63,14 +63,15 @@ def key_digest(key: tuple) -> str:
 
 
 def tree_signature(*paths: Path) -> str:
-    """Return a hash of the files under `paths`: their names, sizes and modification times."""
+    """Return a hash of the files under `paths`: their names, sizes, modification and change times (a file
+    replaced by one of the same size with its modification time restored, `cp -p`, has a new change time)."""
     found = hashlib.sha256()
     for path in paths:
         files = sorted(path.rglob("*")) if path.is_dir() else [path] if path.is_file() else []
         for file in files:
             if file.is_file() and "__pycache__" not in file.parts:
                 stat = file.stat()
-                found.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+                found.update(f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ctime_ns}\n".encode())
     return found.hexdigest()
 
 
@@ -270,7 +271,7 @@ def kept_reader(memo: Memo, changes: Changes):
             stat = file.stat()
         except OSError:  # gone since it was listed: read_text reports it
             return read_text(file, shown, problems)
-        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size, stat.st_ctime_ns)  # any write changes the ctime
         if kept is not None and kept[0] == stamp:
             return kept[1]
         text = read_text(file, shown, problems)
@@ -373,6 +374,7 @@ def plan_parse(
     last: ParseRecord | None,
     memo: Memo,
     changes: Changes,
+    extension_inputs: tuple = (),
 ) -> ParsePlan:
     """Return which sources to parse: those whose parse key differs from the memo's page's.
 
@@ -381,7 +383,7 @@ def plan_parse(
     are too. `last` is None when nothing kept may be reused (a new parser: no kept page holds its
     syntax); the caller then clears the "page" table."""
     outline = _parse_outline(loaded.slug_by_path, config_text, last)
-    inputs = shared_parse_inputs(root, package, catalogue, outline[2], changes)
+    inputs = shared_parse_inputs(root, package, catalogue, outline[2], changes, extension_inputs)
     if changes.known and last is not None and inputs == last.inputs:
         candidates = [loaded.sources[path] for path in sorted(loaded.unparsed) if path in loaded.sources]
     else:
@@ -415,19 +417,28 @@ def _parse_outline(slug_by_path: dict, config_text: str | None, last: ParseRecor
 
 
 def shared_parse_inputs(
-    root: Path, package: str, catalogue: dict[str, str], outline_digest: str, changes: Changes
+    root: Path,
+    package: str,
+    catalogue: dict[str, str],
+    outline_digest: str,
+    changes: Changes,
+    extension_inputs: tuple = (),
 ) -> ParseInputs:
     """Return what parsing may consult beside a page's own text: the sources and course.yaml
     (`outline_digest`), media files, the message `catalogue` (parse rules write labels in the course's
-    language); the course's Python `package`; widgets/ and the templates."""
+    language); the course's Python `package`; widgets/, the templates, and `extension_inputs`, what the
+    extensions found for pages with widgets or exercises (how they reach Pyodide: the widgets' `page_inputs`)."""
     media = changes.signature("media", _covers_media, lambda: media_signature(root))
     return ParseInputs(
         all=digest(outline_digest, media, sorted(catalogue.items())),
         calc=changes.signature(f"calc {package}", under(package), lambda: tree_signature(root / package)),
-        widgets=changes.signature(
-            f"widgets {package}",
-            under(package, "widgets", theme.COURSE_TEMPLATES),
-            lambda: tree_signature(root / package, root / "widgets", *theme.folders(root)),
+        widgets=digest(
+            changes.signature(
+                f"widgets {package}",
+                under(package, "widgets", theme.COURSE_TEMPLATES),
+                lambda: tree_signature(root / package, root / "widgets", *theme.folders(root)),
+            ),
+            extension_inputs,
         ),
     )
 

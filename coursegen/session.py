@@ -19,15 +19,19 @@ from pathlib import Path
 import jinja2
 
 from coursegen.author_code import AuthorCode
-from coursegen.cache import CACHE_FOLDER
+from coursegen.cache import CACHE_FOLDER, refused_cache_folder
+from coursegen.errors import ContentError
 from coursegen.incremental import Changes, Records
 from coursegen.memo import Memo
 
 
 def command_session(root: Path, write: bool = True) -> Session:
-    """Return the session a command starts with: empty, but for the compiled templates kept on disk."""
+    """Return the session a command starts with: empty, but for the compiled templates kept on disk.
+    Raises ContentError when `.coursegen-cache` is a link leading out of the course."""
     from coursegen.stages.render import CompiledTemplates
 
+    if refused := refused_cache_folder(root):
+        raise ContentError(refused)
     return Session(compiled_templates=CompiledTemplates(root / CACHE_FOLDER / "templates", write=write))
 
 

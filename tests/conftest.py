@@ -12,6 +12,13 @@ def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files from this run")
 
 
+@pytest.fixture(autouse=True)
+def cache_key_of_this_run(tmp_path_factory, monkeypatch):
+    """The key that signs .coursegen-cache/ files (coursegen.cache) lives in this run's temporary folder, not the
+    user's ~/.cache: one key for the whole run, as one user has, for the builds of the tests and their children."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+
+
 @pytest.fixture
 def sample_course(tmp_path) -> Path:
     """A private copy of the repository's sample course."""

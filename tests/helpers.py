@@ -61,6 +61,18 @@ def make_venv(folder: Path) -> Path:
     return python
 
 
+def without_time_limit(course: Path) -> None:
+    """Give a course copied from the mini fixture (whose `limits: {seconds: 2}` the tests of the time limit need)
+    the largest limit course.yaml accepts, for a test about something else: importing numpy alone can take
+    longer than 2 s, or 30, on a loaded machine, and a test's outcome must not depend on the machine's speed."""
+    from coursegen.author_code import MAX_SECONDS
+
+    config = course / "course.yaml"
+    text = config.read_text()
+    assert "seconds: 2\n" in text
+    config.write_text(text.replace("seconds: 2\n", f"seconds: {MAX_SECONDS}\n", 1))
+
+
 def clean_env() -> dict[str, str]:
     """The environment without PYTHONPATH or VIRTUAL_ENV, so nothing of this run leaks into a child's sys.path."""
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}

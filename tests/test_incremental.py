@@ -7,10 +7,18 @@ import random
 import re
 
 import pytest
+from helpers import without_time_limit
 
 from coursegen.errors import ContentError
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import Session
+
+
+@pytest.fixture(autouse=True)
+def no_time_limit(request):
+    """No test here is about the time limit: the kernels (numpy) may import as slowly as the machine makes them."""
+    if "mini_course" in request.fixturenames:
+        without_time_limit(request.getfixturevalue("mini_course"))
 
 
 def outcome(root, cache=None):

@@ -206,6 +206,7 @@ class LiveServer:
     def __init__(self, root: Path, options: BuildOptions, port: int = 0, log=None, out: Path | None = None):
         """`out`: the folder to build into and serve from (default: a temporary one, removed by stop)."""
         self.root = root
+        self.cache = command_session(root)  # first: it may refuse the course's .coursegen-cache
         self.own_site = out is None
         self.temporary: TemporarySite | None = None
         if out is None:
@@ -215,7 +216,6 @@ class LiveServer:
         else:
             self.site = out.resolve()
         self.options = dataclasses.replace(options, serve_mode=True)
-        self.cache = command_session(root)
         self.outputs: dict[str, bytes] | None = None
         self.channel = livereload.Channel()
         self.stopping = threading.Event()
@@ -365,6 +365,9 @@ def serve(root: Path, options: BuildOptions, port: int = 8000, watch: bool = Tru
         live = LiveServer(root, options, port, out=out)
     except OSError as err:
         print(f"cannot serve on 127.0.0.1:{port}: {err.strerror}", file=sys.stderr)
+        return 1
+    except ContentError as err:  # a .coursegen-cache leading out of the course (session.command_session)
+        print(err, file=sys.stderr)
         return 1
     if threading.current_thread() is threading.main_thread():  # only there can a handler be set
         # `kill`, a process manager and a closed terminal stop serve as Ctrl-C does: the temporary

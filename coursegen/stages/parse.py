@@ -179,8 +179,19 @@ def parse_pages(
     core); `meanwhile()` runs in this process while they are (see parallel.parallel_map)."""
     package = ctx.python.package if ctx.python is not None else "kernels"  # the course's Python package
     catalogue = ctx.extra.get("messages", {})  # what parse rules write in the course's language
+    # What extensions found for pages with widgets or exercises (how they reach Pyodide), as hashes.
+    extension_inputs = tuple(getattr(data, "page_inputs", "") for _, data in sorted(ctx.extra.items()))
     plan = plan_parse(
-        ctx.root, package, catalogue, sources, kept.sources, kept.config_text, kept.last, kept.memo, kept.changes
+        ctx.root,
+        package,
+        catalogue,
+        sources,
+        kept.sources,
+        kept.config_text,
+        kept.last,
+        kept.memo,
+        kept.changes,
+        extension_inputs,
     )
     results = parse_many(md, plan.todo, ctx, jobs, meanwhile)
     parsed, record = keep_parsed(plan, results, sources, kept.last, kept.memo)

@@ -11,6 +11,7 @@ With a fresh memo every page renders: the same code path as a rebuild.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import os
 import re
@@ -23,6 +24,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from coursegen.cache import cache_key, signed, verified
 from coursegen.errors import Problem
 from coursegen.incremental import (
     Changes,
@@ -109,24 +111,40 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
     def __init__(self, folder: Path, write: bool = True):
         super().__init__(str(folder))
         self.write = write
+        self._cache_key: list[bytes | None] = []  # the user's key, once read
 
     def get_source_checksum(self, source: str) -> str:
         return super().get_source_checksum(self.SALT + source)
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Load the compiled template when its file is signed with the user's cache key (coursegen.cache):
+        loading it runs it, so a file planted in the course's cache is ignored and the template compiled."""
+        file = Path(self._get_cache_filename(bucket))
         try:
-            super().load_bytecode(bucket)
+            data = verified(self._key(), f"templates/{file.name}", file.read_bytes())
+            if data is not None:
+                bucket.bytecode_from_string(bytes(data))
         except Exception:  # noqa: BLE001 - a damaged or foreign file: compile the template instead
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if not self.write:
+        key = self._key()
+        if not self.write or key is None:
             return
+        file = Path(self._get_cache_filename(bucket))
+        temporary = file.with_name(f".{file.name}.{os.getpid()}")
         try:
-            Path(self.directory).mkdir(parents=True, exist_ok=True)
-            super().dump_bytecode(bucket)
+            file.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(signed(key, f"templates/{file.name}", bucket.bytecode_to_string()))
+            temporary.replace(file)  # a link planted in its place is replaced, not written through
         except OSError:  # read-only checkout, full disk: the next run compiles again, nothing worse
-            pass
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+
+    def _key(self) -> bytes | None:
+        if not self._cache_key:
+            self._cache_key.append(cache_key())
+        return self._cache_key[0]
 
 
 SHARED_NAMES = (  # what every template receives from the engine (render_site)

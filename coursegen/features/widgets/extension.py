@@ -9,6 +9,7 @@ Problems carry the fence's line; nothing raises mid-parse. See docs/widgets.md.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -52,6 +53,13 @@ class WidgetContext:
     package: str = ""  # the course's Python package, "" when it has none
     missing: dict = field(default_factory=dict)  # Pyodide packages a self-hosted copy lacks: name → why
     broken: frozenset = frozenset()  # widgets whose folder is there but whose spec or files have problems
+
+    @property
+    def page_inputs(self) -> str:
+        """Return a hash of what a page with a widget or an exercise reads here beside its own text: how it
+        reaches Pyodide (the loader's integrity, the wheel) and what a self-hosted copy lacks (parse keys
+        hold it, so a wheel removed or put back, or an edited pyodide.mjs, parses those pages again)."""
+        return hashlib.sha256(repr((sorted(self.runtime.items()), sorted(self.missing.items()))).encode()).hexdigest()
 
 
 def install(md) -> None:
