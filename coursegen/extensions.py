@@ -20,8 +20,8 @@ stopped past it and reported at the line they were at; so do its `analyse` and t
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import copy
+import dataclasses
 import functools
 import hashlib
 import importlib
