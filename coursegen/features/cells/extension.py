@@ -1,0 +1,85 @@
+"""Code cells: ```` ```{code-cell} python ```` fences (MyST-NB's syntax) run at build time, their outputs baked.
+
+A core rule reads every cell of a page (source.py), runs them in order in one namespace in the
+author-code worker (execute.py, one call per cell: the course's limits apply to each), and stores
+each cell's outputs in `token.meta`; the fence renderer writes the code, highlighted as any Python
+fence is, and the outputs as plain HTML under it (output.py). A page with a problem in any cell runs
+none of them: its cells run in order, and a later one may need what an earlier one defines.
+
+A page's outputs are kept in the session's memo by what they depend on: its cells' code and tags
+in order, the course package's signature and the limits. In `serve`, an edit to the prose around
+the cells re-parses the page but runs no cell again.
+"""
+
+from __future__ import annotations
+
+from coursegen.author_code import AuthorCodeStopped
+from coursegen.course_code import LIMIT_HINT, CalcError
+from coursegen.features.cells.execute import CellError, run_cell
+from coursegen.features.cells.output import render_cell
+from coursegen.features.cells.source import FENCE, CodeCell, is_cell, read_cell
+from coursegen.stages.parse import register_fence
+
+
+def install(md) -> None:
+    """Register the code cells' core rule and their fence renderer."""
+    md.core.ruler.push("code_cells", run_code_cells)
+    register_fence(md, FENCE, render_cell)
+
+
+def run_code_cells(state) -> None:
+    """Read every code cell of the page, run them in order, and store each one's outputs in `token.meta`."""
+    env = state.env
+    tokens = [token for token in state.tokens if is_cell(token)]
+    if not tokens:
+        return
+    cells = [read_cell(token, env) for token in tokens]
+    for number, (token, cell) in enumerate(zip(tokens, cells), 1):
+        token.meta["cell"] = {"cell": cell, "outputs": None, "number": number}
+    if None in cells:
+        return  # reported; the page's cells depend on each other, so none runs
+    ready: list[CodeCell] = [cell for cell in cells if cell is not None]
+    outputs = page_outputs(ready, env)
+    if outputs is not None:
+        for token, shown in zip(tokens, outputs):
+            token.meta["cell"]["outputs"] = shown
+
+
+def page_outputs(cells: list[CodeCell], env: dict) -> list[tuple] | None:
+    """Return each cell's outputs (empty for a skipped cell), kept in the memo by what they depend on, or None
+    after reporting the cell that failed."""
+    python = env["ctx"].python
+    key = (env["path"], tuple((cell.run, cell.line, cell.tags) for cell in cells), python.setup, python.limits)
+    memo = env["ctx"].memo
+    kept = memo.peek("code cells", key) if memo is not None else None
+    if kept is not None:
+        return kept
+    outputs = _run(cells, env)
+    if outputs is not None and memo is not None:
+        memo.put("code cells", key, outputs)
+    return outputs
+
+
+def _run(cells: list[CodeCell], env: dict) -> list[tuple] | None:
+    """Run the page's cells in the worker, one call each; return their outputs or None after reporting."""
+    python, path, problems = env["ctx"].python, env["path"], env["problems"]
+    running = [cell for cell in cells if not cell.tagged("skip-execution")]
+    calls = [(path, index, cell.run, cell.line, cell.tags) for index, cell in enumerate(running)]
+    results: list[tuple] = []
+    try:
+        for shown in python.call_each(run_cell, calls):
+            results.append(shown)
+    except CellError as err:
+        problems.error(path, err.line, err.message, err.hint)
+        return None
+    except AuthorCodeStopped as stopped:
+        cell = running[len(results)]
+        where = f" (at line {stopped.where.rpartition(' line ')[2]})" if stopped.where.startswith(path) else ""
+        hint = LIMIT_HINT if stopped.timed_out else "the memory it may use is `limits: {memory_mb: …}` in course.yaml"
+        problems.error(path, cell.line, f"code cell {stopped.message}{where}", hint)
+        return None
+    except CalcError as err:  # the course's package cannot be imported
+        problems.error(path, running[len(results)].line, err.message, err.hint)
+        return None
+    ran = iter(results)
+    return [() if cell.tagged("skip-execution") else next(ran) for cell in cells]
