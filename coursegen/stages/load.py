@@ -74,8 +74,7 @@ def author_code_uses(text: str) -> tuple[bool, bool]:
     """Return whether a source has a `{calc}` role or a code cell, and whether it has a widget fence or an exercise:
     parsing either runs the course's Python (substring tests first: the regexes cost more)."""
     return (
-        ("{calc}" in text and bool(CALC_USE.search(text)))
-        or ("{code-cell}" in text and bool(CELL_USE.search(text))),
+        ("{calc}" in text and bool(CALC_USE.search(text))) or ("{code-cell}" in text and bool(CELL_USE.search(text))),
         ("widget" in text and bool(WIDGET_USE.search(text)))
         or ("exercise" in text and bool(EXERCISE_USE.search(text))),
     )

@@ -32,7 +32,8 @@ MAX_STREAM = 20_000  # characters of printed text kept per cell: a page is for r
 MAX_MARKUP = 2_000_000  # characters of HTML and SVG one cell may show
 FIGURES = 12  # significant digits of a float value shown (as exercises bake theirs): no round-off on a page
 ADDRESS_HINT = (
-    "end the line with ; to hide the value, show the values themselves, or give the class a __repr__ without its address"
+    "end the line with ; to hide the value, show the values themselves, or give the class a __repr__ without its "
+    "address"
 )
 
 
@@ -113,7 +114,7 @@ def run_cell(
             raise
         except BaseException as err:  # noqa: BLE001 - the author's (even SystemExit): the cell's own error
             if "raises-exception" not in tags or isinstance(err, (SystemExit, KeyboardInterrupt, _Refused)):
-                raise _cell_error(err, filename, root, first_line) from None
+                raise _cell_error(err, filename, first_line, first_line + code.count("\n")) from None
             outputs.add("error", _traceback_text(err, filename, page))
         figures.collect()
     _check_addresses(outputs, first_line)
@@ -145,7 +146,7 @@ class _Refused(Exception):
 
 
 def _no_input(*args, **kwargs):
-    raise _Refused("input() cannot be answered when the course is built")
+    raise _Refused("input(), which cannot be answered when the course is built")
 
 
 @contextlib.contextmanager
@@ -188,6 +189,8 @@ def _show(value, outputs: Outputs, figures, line: int) -> None:
     if figures.is_figure(value):
         figures.add(value)
         return
+    if figures.drawn_by(value):  # `plt.plot(…)` as the last line: the figure shows it, not the lines' reprs
+        return
     _check_ordered(value, line)
     html = getattr(value, "_repr_html_", None)
     text = html() if callable(html) and not isinstance(value, type) else None
@@ -225,9 +228,12 @@ def _check_ordered(value, line: int, depth: int = 0) -> None:
             _check_ordered(item, line, depth + 1)
 
 
-def _cell_error(err: BaseException, filename: str, root: Path, first_line: int) -> CellError:
-    """Return the build's error for a cell that raised: its last traceback line, at the page's line it came from."""
-    line = _line_in(err, filename) or first_line
+def _cell_error(err: BaseException, filename: str, first_line: int, last_line: int) -> CellError:
+    """Return the build's error for a cell that raised: its last traceback line, at the cell's line it came from
+    (and the page's line it was raised at, when that is in an earlier cell's function)."""
+    lines = _page_lines(err, filename)
+    line = next((n for n in reversed(lines) if first_line <= n <= last_line), first_line)
+    inner = f" (at line {lines[-1]})" if lines and lines[-1] != line else ""
     if isinstance(err, SystemExit):
         return CellError(
             "code cell calls sys.exit(), which would end the course's Python",
@@ -238,24 +244,23 @@ def _cell_error(err: BaseException, filename: str, root: Path, first_line: int) 
         return CellError(f"code cell calls {err}", line, "set the value in the code instead")
     if isinstance(err, MemoryError):
         return CellError(
-            "code cell ran out of memory (MemoryError)",
+            f"code cell ran out of memory (MemoryError){inner}",
             line,
             "each call of the course's Python may use `limits: {memory_mb: …}` of course.yaml (default 4096)",
         )
     last = traceback.format_exception_only(type(err), err)[-1].strip()
     return CellError(
-        f"code cell raised {last}",
+        f"code cell raised {last}{inner}",
         line,
         "fix the code, or tag the cell `:tags: [raises-exception]` to show the error as its output",
     )
 
 
-def _line_in(err: BaseException, filename: str) -> int:
-    """Return the page's line where the exception last passed through the cell's code, or 0."""
+def _page_lines(err: BaseException, filename: str) -> list[int]:
+    """Return the page's lines the exception passed through, outermost first."""
     if isinstance(err, SyntaxError) and err.filename == filename:
-        return err.lineno or 0
-    frames = [frame for frame in traceback.extract_tb(err.__traceback__) if frame.filename == filename]
-    return (frames[-1].lineno or 0) if frames else 0
+        return [err.lineno or 0]
+    return [frame.lineno or 0 for frame in traceback.extract_tb(err.__traceback__) if frame.filename == filename]
 
 
 def _traceback_text(err: BaseException, filename: str, page: str) -> str:

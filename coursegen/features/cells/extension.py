@@ -72,9 +72,10 @@ def _run(cells: list[CodeCell], env: dict) -> list[tuple] | None:
     except CellError as err:
         problems.error(path, err.line, err.message, err.hint)
         return None
-    except AuthorCodeStopped as stopped:
-        cell = running[len(results)]
-        where = f" (at line {stopped.where.rpartition(' line ')[2]})" if stopped.where.startswith(path) else ""
+    except AuthorCodeStopped as stopped:  # the page's line it stopped at names the cell (earlier answers may be lost)
+        at = int(stopped.where.rpartition(" line ")[2]) if stopped.where.startswith(path + " line ") else 0
+        cell = next((c for c in reversed(running) if at and c.line <= at), running[len(results)])
+        where = f" (at line {at})" if at else ""
         hint = LIMIT_HINT if stopped.timed_out else "the memory it may use is `limits: {memory_mb: …}` in course.yaml"
         problems.error(path, cell.line, f"code cell {stopped.message}{where}", hint)
         return None

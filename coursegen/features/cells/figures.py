@@ -21,7 +21,7 @@ import re
 import sys
 
 MAX_FIGURES = 20  # per cell: more is a loop that forgot plt.close()
-RC = {
+RC: dict = {  # rcParams for every page (a bare dict: their keys are typed as literals)
     "svg.fonttype": "path",
     "font.family": "DejaVu Sans",  # shipped with matplotlib: the same glyphs on every machine
     "figure.facecolor": "none",
@@ -74,6 +74,14 @@ class Figures:
     def is_figure(self, value) -> bool:
         figure = sys.modules.get("matplotlib.figure")
         return figure is not None and isinstance(value, figure.Figure)
+
+    def drawn_by(self, value) -> bool:
+        """Return True for a matplotlib artist, or a list of them, such as `plt.plot(…)` returns."""
+        artist = sys.modules.get("matplotlib.artist")
+        if artist is None:
+            return False
+        items = value if isinstance(value, (list, tuple)) and value else [value]
+        return all(isinstance(item, artist.Artist) for item in items)
 
     def collect(self) -> None:
         """Show and close every figure still open (at the cell's end, and for plt.show())."""

@@ -33,7 +33,9 @@ def render_cell(token, env: dict) -> str:
         parts.append(_folded(shown, "code-cell-output", texts["cell.show_output"], cell.tagged("hide-output")))
     body = "".join(parts)
     if cell.tagged("hide-cell"):
-        body = f'<details class="code-cell-fold"><summary>{escapeHtml(texts["cell.show_cell"])}</summary>{body}</details>'
+        body = (
+            f'<details class="code-cell-fold"><summary>{escapeHtml(texts["cell.show_cell"])}</summary>{body}</details>'
+        )
     return f'<div class="code-cell" data-code-cell="{data["number"]}">\n{body}</div>\n'
 
 

@@ -85,11 +85,13 @@ def read_cell(token, env: dict) -> CodeCell | None:
     if lines and lines[-1] == "":
         lines.pop()
     options, skip = _options(lines, fence_line + 1, env)
+    if options is None:
+        return None
     code_lines = lines[skip:]
     first = fence_line + 1 + skip
     code = "\n".join(code_lines) + "\n"
     run = _runnable(code_lines, first, env)
-    if options is None or run is None or (before is not None and len(problems.items) > before):
+    if run is None or (before is not None and len(problems.items) > before):
         return None
     return CodeCell(code, run, first, tuple(options.get("tags", ())))
 
@@ -100,7 +102,9 @@ def _options(lines: list[str], first: int, env: dict) -> tuple[dict | None, int]
     if lines and lines[0].strip() == "---":
         end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
         if end is None:
-            problems.error(path, first, "the code cell's options block opened by '---' is never closed", "end it with ---")
+            problems.error(
+                path, first, "the code cell's options block opened by '---' is never closed", "end it with ---"
+            )
             return None, 0
         text, skip, at = "\n".join(lines[1:end]), end + 1, first + 1
     else:
@@ -127,7 +131,9 @@ def _checked_tags(options: LineDict, at: int, env: dict) -> dict | None:
     line = options.line_of("tags") if "tags" in options else at
     for tag in tags:
         if tag not in TAGS:
-            env["problems"].error(env["path"], line, f"unknown code cell tag '{tag}'", choices_hint(str(tag), TAGS, "tags"))
+            env["problems"].error(
+                env["path"], line, f"unknown code cell tag '{tag}'", choices_hint(str(tag), TAGS, "tags")
+            )
             return None
     return {"tags": tuple(tags)}
 
