@@ -7,8 +7,8 @@ drawn as paths so no font on the reader's machine matters), then is made fit for
 
 - the Content-Security-Policy allows no inline styles, so each `style="a: b"` becomes the
   presentation attributes `a="b"`, and the `<style>` block becomes attributes of the root;
-- black (matplotlib's ink for text, axes and ticks) becomes `currentColor` and the backgrounds are
-  transparent, so the figure takes the page's text colour in the light and the dark scheme;
+- black (matplotlib's ink for text, axes and ticks, and the fill of glyphs, which it leaves unset)
+  becomes `currentColor` and the backgrounds are transparent, so the figure takes the page's text colour in the light and the dark scheme;
 - ids are prefixed per figure and those nothing refers to are dropped, so two figures on a page
   never share one.
 """
@@ -140,7 +140,7 @@ def page_svg(svg: str, prefix: str, label: str) -> str:
     used = {name for _, name in REFERENCE.findall(svg)}
     svg = ID.sub(lambda m: f' id="{prefix}{m.group(1)}"' if m.group(1) in used else "", svg)
     svg = REFERENCE.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
-    root = f'<svg role="img" aria-label="{_escape(label)}"' + (_attributes(root_style.group(1)) if root_style else "")
+    root = f'<svg role="img" aria-label="{_escape(label)}" fill="currentColor"' + (_attributes(root_style.group(1)) if root_style else "")
     svg = re.sub(r'<svg\b([^>]*?) width="[^"]*" height="[^"]*"', lambda m: root + m.group(1), svg, count=1)
     return re.sub(r">\s+<", ">\n<", svg.strip())
 

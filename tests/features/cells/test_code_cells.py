@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 
 import pytest
-from helpers import run_cli
+from helpers import REPO, run_cli
 
 from coursegen.errors import ContentError
 from coursegen.pipeline import build_site
@@ -355,3 +358,23 @@ def test_cells_run_again_only_when_their_code_or_the_package_changes(mini_course
         assert counter.read_text() == "xxx"
     finally:
         session.close()
+
+
+def test_a_figure_is_the_same_bytes_from_another_process_folder_and_hash_seed(mini_course, tmp_path):
+    code = (
+        "import numpy as np\nimport matplotlib.pyplot as plt\nx = np.linspace(0, 3, 50)\n"
+        "fig, ax = plt.subplots()\nax.plot(x, np.exp(-x), label='decay')\nax.legend()\nax.set_xlabel('t')"
+    )
+    put(mini_course, cell(code) + "\n" + cell("sorted({'b', 'a'})"))
+    other = tmp_path / "elsewhere" / "course"
+    shutil.copytree(mini_course, other)
+    pages = []
+    for course, seed in ((mini_course, "1"), (other, "2")):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
+        out = tmp_path / f"site-{seed}"
+        command = [sys.executable, str(REPO / "build.py"), "--root", str(course), "build", "--out", str(out)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        pages.append((out / "second.html").read_bytes())
+    assert pages[0] == pages[1]
+    assert pages[0].count(b"<svg ") == 1 and b"['a', 'b']" in pages[0]
