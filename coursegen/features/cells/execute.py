@@ -16,21 +16,16 @@ build (a memory address, a set of strings) is refused with CellError.
 
 from __future__ import annotations
 
-import ast
 import builtins
-import contextlib
-import io
-import math
 import traceback
 from pathlib import Path
 
-from coursegen.features.cells.figures import Figures
+from coursegen.features.cells.figures import Figures, TooManyFigures
+from coursegen.features.cells.live import Outputs, captured, execute, shown_value
 from coursegen.features.questions.exercises import ADDRESS
 from coursegen.features.widgets.baking import course_kernels
 
-MAX_STREAM = 20_000  # characters of printed text kept per cell: a page is for reading
 MAX_MARKUP = 2_000_000  # characters of HTML and SVG one cell may show
-FIGURES = 12  # significant digits of a float value shown (as exercises bake theirs): no round-off on a page
 ADDRESS_HINT = (
     "end the line with ; to hide the value, show the values themselves, or give the class a __repr__ without its "
     "address"
@@ -48,48 +43,6 @@ class CellError(Exception):
         return type(self), (self.message, self.line, self.hint)
 
 
-class Outputs:
-    """What one cell shows, in order: printed text merged while it continues, and the rest as it comes."""
-
-    def __init__(self):
-        self.items: list[list] = []  # [kind, text, characters cut]
-        self.printed = 0
-        self.markup = 0
-
-    def stream(self, kind: str, text: str) -> None:
-        room = max(MAX_STREAM - self.printed, 0)
-        kept, cut = text[:room], max(len(text) - room, 0)
-        self.printed += len(kept)
-        if self.items and self.items[-1][0] == kind:
-            self.items[-1][1] += kept
-            self.items[-1][2] += cut
-        elif kept or cut:
-            self.items.append([kind, kept, cut])
-
-    def add(self, kind: str, text: str) -> None:
-        if kind in ("html", "svg"):
-            self.markup += len(text)
-        self.items.append([kind, text, 0])
-
-    def result(self) -> tuple:
-        return tuple((kind, text, cut) for kind, text, cut in self.items)
-
-
-class Stream(io.TextIOBase):
-    """sys.stdout or sys.stderr of a running cell."""
-
-    def __init__(self, outputs: Outputs, kind: str):
-        super().__init__()
-        self.outputs, self.kind = outputs, kind
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.outputs.stream(self.kind, str(text))
-        return len(text)
-
-
 # The worker's namespaces, one per (build, page): per process by nature, like the widgets' entries.
 _PAGES: dict[tuple, dict] = {}
 
@@ -105,18 +58,26 @@ def run_cell(
     namespace = _PAGES[key]
     outputs = Outputs()
     figures = Figures(outputs, key, first_line, code, fresh=index == 0)
-    namespace.update(display=lambda *values: _display(values, outputs, figures, first_line), input=_no_input)
+
+    def show(value, line: int) -> None:
+        _check_ordered(value, line)
+        shown_value(value, outputs, figures)
+
+    namespace.update(display=lambda *values: _display(values, show, first_line), input=_no_input)
     filename = str(root / page)
-    with course_kernels(root, package, build), _captured(outputs), figures.drawing():
+    with course_kernels(root, package, build), captured(outputs), figures.drawing():
         try:
-            _execute(code, first_line, filename, namespace, outputs, figures)
+            execute(code, first_line, filename, namespace, show)
+            figures.collect()
         except CellError:
             raise
+        except TooManyFigures as err:
+            raise CellError(str(err), first_line, "close each figure you do not show with plt.close(fig)") from None
         except BaseException as err:  # noqa: BLE001 - the author's (even SystemExit): the cell's own error
             if "raises-exception" not in tags or isinstance(err, (SystemExit, KeyboardInterrupt, _Refused)):
                 raise _cell_error(err, filename, first_line, first_line + code.count("\n")) from None
             outputs.add("error", _traceback_text(err, filename, page))
-        figures.collect()
+            figures.collect()
     _check_addresses(outputs, first_line)
     if outputs.markup > MAX_MARKUP:
         raise CellError(
@@ -126,6 +87,12 @@ def run_cell(
             "plot fewer points, or show a summary of the data",
         )
     return outputs.result()
+
+
+def _display(values: tuple, show, line: int) -> None:
+    """`display(…)`: show each value now, as the cell's last value would be."""
+    for value in values:
+        show(value, line)
 
 
 def _check_addresses(outputs: Outputs, line: int) -> None:
@@ -147,72 +114,6 @@ class _Refused(Exception):
 
 def _no_input(*args, **kwargs):
     raise _Refused("input(), which cannot be answered when the course is built")
-
-
-@contextlib.contextmanager
-def _captured(outputs: Outputs):
-    with contextlib.redirect_stdout(Stream(outputs, "stdout")), contextlib.redirect_stderr(Stream(outputs, "stderr")):
-        yield
-
-
-def _execute(code: str, first_line: int, filename: str, namespace: dict, outputs: Outputs, figures) -> None:
-    """Run the cell's statements; show the last one's value unless it is no expression or ends with `;`."""
-    tree = ast.parse(code, filename)
-    ast.increment_lineno(tree, first_line - 1)
-    last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    shown = last is not None and not _ends_with_semicolon(code, last, first_line)
-    body = ast.Module(body=tree.body[:-1] if shown else tree.body, type_ignores=[])
-    exec(compile(body, filename, "exec"), namespace)
-    if shown:
-        assert last is not None
-        value = eval(compile(ast.Expression(last.value), filename, "eval"), namespace)
-        if value is not None:
-            _show(value, outputs, figures, last.lineno)
-
-
-def _ends_with_semicolon(code: str, last: ast.Expr, first_line: int) -> bool:
-    """Return True when the text after the last expression starts with `;` (notebooks hide its value then)."""
-    lines = code.splitlines()
-    row = (last.end_lineno or last.lineno) - first_line
-    rest = "\n".join([lines[row][last.end_col_offset or 0 :], *lines[row + 1 :]])
-    return rest.lstrip().startswith(";")
-
-
-def _display(values: tuple, outputs: Outputs, figures, line: int) -> None:
-    """`display(…)`: show each value now, as the cell's last expression would be shown."""
-    for value in values:
-        _show(value, outputs, figures, line)
-
-
-def _show(value, outputs: Outputs, figures, line: int) -> None:
-    """Add a value's HTML (`_repr_html_`), figure or repr to the outputs, refusing what changes between builds."""
-    if figures.is_figure(value):
-        figures.add(value)
-        return
-    if figures.drawn_by(value):  # `plt.plot(…)` as the last line: the figure shows it, not the lines' reprs
-        return
-    _check_ordered(value, line)
-    html = getattr(value, "_repr_html_", None)
-    text = html() if callable(html) and not isinstance(value, type) else None
-    if isinstance(text, str):
-        outputs.add("html", text)
-    else:
-        outputs.add("text", shown_repr(value))
-
-
-def shown_repr(value) -> str:
-    """Return a value's repr, floats to FIGURES significant digits (0.1 + 0.2 shows 0.3), in lists and tuples too."""
-    if isinstance(value, float) or (type(value).__module__ == "numpy" and hasattr(value, "dtype") and value.ndim == 0):
-        number = value.item() if hasattr(value, "item") else value
-        if isinstance(number, float) and math.isfinite(number):
-            return repr(float(f"{number:.{FIGURES}g}"))
-        return repr(value)
-    if type(value) is dict and len(value) <= 1000:
-        return "{" + ", ".join(f"{shown_repr(key)}: {shown_repr(item)}" for key, item in value.items()) + "}"
-    if type(value) in (list, tuple) and len(value) <= 1000:
-        inner = ", ".join(shown_repr(item) for item in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
-    return repr(value)
 
 
 def _check_ordered(value, line: int, depth: int = 0) -> None:

@@ -13,18 +13,55 @@ the cells re-parses the page but runs no cell again.
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 from coursegen.author_code import AuthorCodeStopped
 from coursegen.course_code import LIMIT_HINT, CalcError
 from coursegen.features.cells.execute import CellError, run_cell
 from coursegen.features.cells.output import render_cell
+from coursegen.features.cells.page import runtime_json
 from coursegen.features.cells.source import FENCE, CodeCell, is_cell, read_cell
+from coursegen.features.widgets.site import SiteError, package_wheel, pyodide_site
 from coursegen.stages.parse import register_fence
+
+NAME = "cells"  # this extension's name: its page analysis is page.derived["cells"]
+RUNTIME = re.compile(r'<script type="application/json" data-cells-runtime>(.*?)</script>', re.S)
+SESSION_HOOKS = ("add_files",)  # this hook also takes the build's session (extensions.ModuleExtension)
 
 
 def install(md) -> None:
     """Register the code cells' core rule and their fence renderer."""
     md.core.ruler.push("code_cells", run_code_cells)
     register_fence(md, FENCE, render_cell)
+
+
+def analyse(html: str, source) -> tuple[str, ...] | None:
+    """Return the Pyodide packages a page's code cells load live (None: the page has no cells), for add_files."""
+    found = RUNTIME.search(html) if "data-cells-runtime" in html else None
+    if found is None:
+        return None
+    data = json.loads(found.group(1))
+    module = data["runtime"]["module"]
+    return tuple(data["packages"]) + ((":wheel",) if module and data["runtime"]["wheel"] else ())
+
+
+def add_files(course, root: Path, assets, problems, session) -> None:
+    """Add what live cells load from this site: the course package's wheel, and (self-hosted Pyodide) the
+    packages the cells import."""
+    wanted = {name for unit in course.written for name in (unit.page.derived.get(NAME) or ())}
+    if not wanted:
+        return
+    if ":wheel" in wanted:
+        site_path, data = package_wheel(root, course.config.python.package, session.memo)
+        assets.files[site_path] = data
+    try:
+        site = pyodide_site(root, course.config.pyodide, sorted(wanted - {":wheel"}), session.memo)
+    except SiteError:
+        return  # the widgets' prepare reported it
+    for site_path, file in site.files.items():
+        assets.files[site_path] = file.read_bytes()
 
 
 def run_code_cells(state) -> None:
@@ -39,6 +76,7 @@ def run_code_cells(state) -> None:
     if None in cells:
         return  # reported; the page's cells depend on each other, so none runs
     ready: list[CodeCell] = [cell for cell in cells if cell is not None]
+    tokens[0].meta["cell"]["runtime"] = runtime_json(ready, env)
     outputs = page_outputs(ready, env)
     if outputs is not None:
         for token, shown in zip(tokens, outputs):

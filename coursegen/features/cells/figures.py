@@ -8,7 +8,8 @@ drawn as paths so no font on the reader's machine matters), then is made fit for
 - the Content-Security-Policy allows no inline styles, so each `style="a: b"` becomes the
   presentation attributes `a="b"`, and the `<style>` block becomes attributes of the root;
 - black (matplotlib's ink for text, axes and ticks, and the fill of glyphs, which it leaves unset)
-  becomes `currentColor` and the backgrounds are transparent, so the figure takes the page's text colour in the light and the dark scheme;
+  becomes `currentColor` and the backgrounds are transparent, so the figure takes the page's text
+  colour in the light and the dark scheme;
 - ids are prefixed per figure and those nothing refers to are dropped, so two figures on a page
   never share one.
 """
@@ -40,6 +41,10 @@ ACTIVE: list = [None]  # in the worker: the running cell's Figures, for the back
 SET_UP: list = [None]  # in the worker: the page matplotlib was last set up for
 
 
+class TooManyFigures(Exception):
+    """A cell that draws more than MAX_FIGURES figures (a loop that forgot plt.close())."""
+
+
 class Figures:
     """The figures of one running cell (see the module's docstring)."""
 
@@ -64,7 +69,7 @@ class Figures:
                     plt.close("all")
                     matplotlib.rcdefaults()
                     matplotlib.rcParams.update(RC)
-                plt.switch_backend(BACKEND)
+                _use_backend(plt, self)
         ACTIVE[0] = self
         try:
             yield
@@ -93,20 +98,22 @@ class Figures:
 
     def add(self, figure) -> None:
         """Show one figure as SVG and close it (a figure shown by display() is not shown again at the end)."""
-        from coursegen.features.cells.execute import CellError
-
         self.count += 1
         if self.count > MAX_FIGURES:
-            import matplotlib.pyplot as plt
-
-            plt.close("all")
-            raise CellError(
-                f"code cell draws more than {MAX_FIGURES} figures",
-                self.line,
-                "close each figure you do not show with plt.close(fig)",
-            )
+            sys.modules["matplotlib.pyplot"].close("all")
+            raise TooManyFigures(f"code cell draws more than {MAX_FIGURES} figures")
         self.outputs.add("svg", svg_of(figure, f"{self.salt}:{self.count}", _prefix(self.salt, self.count)))
         sys.modules["matplotlib.pyplot"].close(figure)
+
+
+def _use_backend(plt, figures) -> None:
+    """Make plt.show() show the running cell's figures: coursegen's backend module at build time; in the page's
+    Pyodide, where this file runs as part of the harness and there is no coursegen, Agg and a plain function."""
+    if __name__ == "coursegen.features.cells.figures":
+        plt.switch_backend(BACKEND)
+    else:
+        plt.switch_backend("agg")
+        plt.show = lambda *args, **kwargs: figures.collect()
 
 
 def _prefix(salt: str, count: int) -> str:
@@ -140,7 +147,9 @@ def page_svg(svg: str, prefix: str, label: str) -> str:
     used = {name for _, name in REFERENCE.findall(svg)}
     svg = ID.sub(lambda m: f' id="{prefix}{m.group(1)}"' if m.group(1) in used else "", svg)
     svg = REFERENCE.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", svg)
-    root = f'<svg role="img" aria-label="{_escape(label)}" fill="currentColor"' + (_attributes(root_style.group(1)) if root_style else "")
+    root = f'<svg role="img" aria-label="{_escape(label)}" fill="currentColor"' + (
+        _attributes(root_style.group(1)) if root_style else ""
+    )
     svg = re.sub(r'<svg\b([^>]*?) width="[^"]*" height="[^"]*"', lambda m: root + m.group(1), svg, count=1)
     return re.sub(r">\s+<", ">\n<", svg.strip())
 

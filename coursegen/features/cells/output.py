@@ -21,7 +21,8 @@ def render_cell(token, env: dict) -> str:
     if cell is None:  # a problem was reported at its line; the build stops
         return f'<pre class="code-cell-error"><code>{escapeHtml(token.content)}</code></pre>\n'
     if cell.tagged("remove-cell"):
-        return ""
+        runtime = data.get("runtime")
+        return f'<script type="application/json" data-cells-runtime>{runtime}</script>\n' if runtime else ""
     texts = messages.texts(env)
     parts = []
     if not cell.tagged("remove-input"):
@@ -32,6 +33,9 @@ def render_cell(token, env: dict) -> str:
         shown = "".join(_output(kind, text, cut, texts) for kind, text, cut in outputs)
         parts.append(_folded(shown, "code-cell-output", texts["cell.show_output"], cell.tagged("hide-output")))
     body = "".join(parts)
+    if data.get("runtime"):  # the page's first cell: what its live runs need (cells.js)
+        body += f'<script type="application/json" data-cells-runtime>{data["runtime"]}</script>\n'
+
     if cell.tagged("hide-cell"):
         body = (
             f'<details class="code-cell-fold"><summary>{escapeHtml(texts["cell.show_cell"])}</summary>{body}</details>'
