@@ -29,15 +29,14 @@ function failureText(error, config) {
 
 /** The HTML of one output, as coursegen/features/cells/output.py writes it. */
 function outputNode([kind, text, cut]) {
+  // Markup made by the harness (matplotlib's SVG, a value's _repr_html_): the same the build bakes.
   if (kind === "svg") {
-    const figure = h("figure", { class: "cell-figure" });
-    figure.innerHTML = text;  // made by the harness from matplotlib's SVG: the same markup the build bakes
-    return [figure];
+    const parsed = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+    return [h("figure", { class: "cell-figure" }, document.importNode(parsed, true))];
   }
   if (kind === "html") {
-    const box = h("div", { class: "cell-html" });
-    box.innerHTML = text;
-    return [box];
+    const parsed = new DOMParser().parseFromString(text, "text/html").body;
+    return [h("div", { class: "cell-html" }, ...[...parsed.childNodes].map((node) => document.importNode(node, true)))];
   }
   const nodes = [h("pre", { class: `cell-${kind}`, tabindex: "0" }, text)];
   if (cut) nodes.push(h("p", { class: "cell-cut" }, t("cell.output_cut", { count: cut.toLocaleString("en") })));
