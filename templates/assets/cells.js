@@ -57,7 +57,7 @@ export function enhanceCells(store, page) {
 
 function enhanceOne(cell, { config, python, codes, store, key }) {
   const index = Number(cell.dataset.codeCell) - 1;
-  const baked = codes[index];
+  const baked = codes[index].replace(/\n$/, "");  // the editor shows no empty last line
   const input = cell.querySelector(".code-cell-input");
   if (!input) return;  // remove-input: nothing to edit
   const bakedOutput = cell.querySelector(".code-cell-output");
@@ -71,10 +71,11 @@ function enhanceOne(cell, { config, python, codes, store, key }) {
   const reset = h("button", { type: "button", class: "code-cell-reset" }, t("cell.reset"));
   const status = h("p", { class: "code-cell-status", role: "status", "aria-live": "polite" });
   const pre = input.querySelector("pre");
+  const shown = () => pre.closest(".code-block") ?? pre;  // course.js may have boxed it with a Copy button
   let editor = null;
   const edit = async () => {
     if (box.isConnected) return;
-    pre.replaceWith(box);
+    shown().replaceWith(box);
     try {
       const { createEditor } = await import("coursegen/vendor/codemirror.js");
       editor = createEditor(box, { onChange(text) { box.value = text; box.dispatchEvent(new Event("input")); } });

@@ -29,7 +29,8 @@ RC: dict = {  # rcParams for every page (a bare dict: their keys are typed as li
     "axes.facecolor": "none",
     "savefig.facecolor": "none",
     "savefig.transparent": True,
-    "figure.figsize": (6.0, 3.75),
+    "figure.figsize": (5.0, 3.2),  # drawn at its size on a desktop, and its text still readable on a phone
+    "font.size": 11.0,
     "figure.dpi": 100.0,
     "savefig.bbox": "tight",
 }
