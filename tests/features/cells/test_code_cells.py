@@ -378,3 +378,22 @@ def test_a_figure_is_the_same_bytes_from_another_process_folder_and_hash_seed(mi
         pages.append((out / "second.html").read_bytes())
     assert pages[0] == pages[1]
     assert pages[0].count(b"<svg ") == 1 and b"['a', 'b']" in pages[0]
+
+
+def test_a_cell_showing_megabytes_of_html_is_refused_at_its_line(mini_course):
+    put(mini_course, cell("class Big:\n    def _repr_html_(self):\n        return '<p>x</p>' * 300_000\nBig()"))
+    assert problems(mini_course) == [
+        "lessons/02-second.md:13: code cell shows 2,400,000 characters of HTML and figures, more than the "
+        "2,000,000 a page may hold\n    hint: plot fewer points, or show a summary of the data"
+    ]
+
+
+def test_a_second_command_line_build_runs_no_cell_and_a_package_change_runs_them_again(mini_course, tmp_path, capsys):
+    counter = tmp_path / "runs.txt"
+    put(mini_course, cell(f"open({str(counter)!r}, 'a').write('x')\nprint('ran')"))
+    for expected in ("x", "x"):
+        assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+        assert counter.read_text() == expected
+    (mini_course / "kernels" / "extra.py").write_text("VALUE = 1\n")
+    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+    assert counter.read_text() == "xx"
