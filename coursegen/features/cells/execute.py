@@ -1,13 +1,14 @@
 """Running a page's code cells in the author-code worker, as a notebook kernel would, and keeping what they show.
 
-Each cell is one call (`run_cell`), so the time limit is per cell and a cell that never ends is
-found by the number of answers that came back. The cells of one page share a namespace, kept in
+Each cell is one call (`run_cell`), so the time limit is per cell; a cell that never ends is
+found by the page's line the watchdog reports. The cells of one page share a namespace, kept in
 the worker for the build and the page and started afresh by the page's first cell. The code is
 compiled with the Markdown file's path and line numbers (the cell's lines shifted to where they
 stand in the page), so every traceback, and the watchdog's report of a cell out of time, names
 the page's own line.
 
-What a cell shows is a list of `(kind, text)` outputs in the order they came: "stdout" and
+What a cell shows is a list of `(kind, text, characters cut)` outputs in the order they came, made
+by live.py (the same code the page's live runs use): "stdout" and
 "stderr" (printed text, cut after MAX_STREAM characters with a count of what was cut), "text"
 (a value's repr), "html" (a value's `_repr_html_`), "svg" (a matplotlib figure) and "error" (the
 traceback of a cell tagged raises-exception). Anything that would read differently in the next
@@ -57,7 +58,7 @@ def run_cell(
         _PAGES[key] = {"__name__": "__main__", "__builtins__": builtins}
     namespace = _PAGES[key]
     outputs = Outputs()
-    figures = Figures(outputs, key, first_line, code, fresh=index == 0)
+    figures = Figures(outputs, key, index + 1, code, fresh=index == 0)
 
     def show(value, line: int) -> None:
         _check_ordered(value, line)

@@ -8,7 +8,8 @@ none of them: its cells run in order, and a later one may need what an earlier o
 
 A page's outputs are kept in the session's memo by what they depend on: its cells' code and tags
 in order, the course package's signature and the limits. In `serve`, an edit to the prose around
-the cells re-parses the page but runs no cell again.
+the cells re-parses the page but runs no cell again. The first cell also carries what the page's
+live runs need (page.py), which templates/assets/cells.js reads.
 """
 
 from __future__ import annotations
@@ -87,7 +88,10 @@ def page_outputs(cells: list[CodeCell], env: dict) -> list[tuple] | None:
     """Return each cell's outputs (empty for a skipped cell), kept in the memo by what they depend on, or None
     after reporting the cell that failed."""
     python = env["ctx"].python
-    key = (env["path"], tuple((cell.run, cell.line, cell.tags) for cell in cells), python.setup, python.limits)
+    # Lines matter only to a traceback shown as output: without one, prose added above the cells runs none again.
+    lines = any(cell.tagged("raises-exception") for cell in cells)
+    code = tuple((cell.run, cell.tags, cell.line if lines else 0) for cell in cells)
+    key = (env["path"], code, python.setup, python.limits)
     memo = env["ctx"].memo
     kept = memo.peek("code cells", key) if memo is not None else None
     if kept is not None:

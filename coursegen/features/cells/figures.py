@@ -49,9 +49,9 @@ class TooManyFigures(Exception):
 class Figures:
     """The figures of one running cell (see the module's docstring)."""
 
-    def __init__(self, outputs, page: tuple, line: int, code: str, fresh: bool):
-        self.outputs, self.line, self.page, self.fresh = outputs, line, page, fresh
-        self.salt = f"{page[1]}:{line}"  # where the cell is: the same every build, another for every cell
+    def __init__(self, outputs, page: tuple, number: int, code: str, fresh: bool):
+        self.outputs, self.page, self.fresh = outputs, page, fresh
+        self.salt = f"{page[1]}:{number}"  # which cell of which page: the same every build (lines may move)
         self.wanted = "matplotlib" in code or "pyplot" in code or "matplotlib" in sys.modules
         self.count = 0
 
