@@ -21,6 +21,7 @@ import builtins
 import traceback
 from pathlib import Path
 
+from coursegen.features.cells.boundary import OutsideCourse, inside_course
 from coursegen.features.cells.figures import Figures, TooManyFigures
 from coursegen.features.cells.live import Outputs, captured, execute, shown_value
 from coursegen.features.questions.exercises import ADDRESS
@@ -66,7 +67,8 @@ def run_cell(
 
     namespace.update(display=lambda *values: _display(values, show, first_line), input=_no_input)
     filename = str(root / page)
-    with course_kernels(root, package, build), captured(outputs), figures.drawing():
+    folder = (root / page).parent  # a cell runs in its page's folder, as a notebook does
+    with course_kernels(root, package, build), captured(outputs), figures.drawing(), inside_course(root, folder):
         try:
             execute(code, first_line, filename, namespace, show)
             figures.collect()
@@ -75,7 +77,9 @@ def run_cell(
         except TooManyFigures as err:
             raise CellError(str(err), first_line, "close each figure you do not show with plt.close(fig)") from None
         except BaseException as err:  # noqa: BLE001 - the author's (even SystemExit): the cell's own error
-            if "raises-exception" not in tags or isinstance(err, (SystemExit, KeyboardInterrupt, _Refused)):
+            if "raises-exception" not in tags or isinstance(
+                err, (SystemExit, KeyboardInterrupt, _Refused, OutsideCourse)
+            ):
                 raise _cell_error(err, filename, first_line, first_line + code.count("\n")) from None
             outputs.add("error", _traceback_text(err, filename, page))
             figures.collect()
@@ -141,6 +145,12 @@ def _cell_error(err: BaseException, filename: str, first_line: int, last_line: i
             "code cell calls sys.exit(), which would end the course's Python",
             line,
             "end the cell's code another way (an if, or raise an exception and tag the cell raises-exception)",
+        )
+    if isinstance(err, OutsideCourse):
+        return CellError(
+            f"code cell opens {err}{inner}",
+            line,
+            "open the course's own files, by a path relative to the page's folder (where its cells run)",
         )
     if isinstance(err, _Refused):
         return CellError(f"code cell calls {err}", line, "set the value in the code instead")

@@ -282,6 +282,15 @@ def test_unknown_languages_tags_and_options_are_errors_at_their_line(mini_course
             "    hint: close each figure you do not show with plt.close(fig)",
         ),
         (
+            "text = open('/etc/hostname').read()",
+            "lessons/02-second.md:13: code cell opens '/etc/hostname', outside the course\n"
+            "    hint: open the course's own files, by a path relative to the page's folder (where its cells run)",
+        ),
+        (
+            "import pathlib\npathlib.Path.home().joinpath('cell-was-here').write_text('x')",
+            "lessons/02-second.md:14: code cell opens",
+        ),
+        (
             "import no_such_module",
             "lessons/02-second.md:13: code cell raised ModuleNotFoundError: No module named 'no_such_module'",
         ),
@@ -398,3 +407,8 @@ def test_a_second_command_line_build_runs_no_cell_and_a_package_change_runs_them
     (mini_course / "kernels" / "extra.py").write_text("VALUE = 1\n")
     assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
     assert counter.read_text() == "xx"
+
+
+def test_a_cell_runs_in_its_page_folder_and_reads_the_course_s_files(mini_course):
+    put(mini_course, cell("open('../course.yaml').readline()"))
+    assert """<pre class="cell-text" tabindex="0">'title: Mini course\\n'</pre>""" in page(mini_course)
