@@ -45,7 +45,7 @@ _HOOKED: list = []  # in the worker: whether its audit hook is added (it cannot 
 
 def _allowed(root: Path) -> tuple[str, ...]:
     """Return the folders a cell may open files in, each ending with a separator."""
-    folders = [root, sys.prefix, sys.base_prefix, sys.exec_prefix, tempfile.gettempdir()]
+    folders: list = [root, sys.prefix, sys.base_prefix, sys.exec_prefix, tempfile.gettempdir()]
     folders += [entry for entry in sys.path if entry]
     matplotlib = sys.modules.get("matplotlib")
     if matplotlib is not None:
