@@ -87,3 +87,19 @@ def test_an_edited_cell_runs_live_after_the_earlier_cells_is_kept_and_reset_puts
         expect(page.locator('[data-code-cell="2"] .cell-stdout')).to_have_text("42\n")
         page.reload()
         expect(page.locator('[data-code-cell="2"] .code-cell-input pre')).to_have_text("print(x * 7)\n")
+
+
+def test_when_live_python_cannot_load_the_cell_says_why_and_keeps_its_baked_output(site, context_factory):
+    with serving(site) as base:
+        context = context_factory(service_workers="block")
+        context.route("**/pyodide.mjs", lambda route: route.abort())
+        page = context.new_page()
+        page.goto(base + "cells.html")
+        second = page.locator('[data-code-cell="2"]')
+        second.locator(".code-cell-run").click()
+        expect(second.locator(".code-cell-status")).to_have_text(
+            "Live Python is unavailable: the Python runtime could not be reached (you may be offline, or its server "
+            "is blocked); the results shown are still the ones computed when the page was built.",
+            timeout=120000,
+        )
+        expect(second.locator(".cell-stdout")).to_have_text("42\n")
