@@ -21,6 +21,7 @@ import builtins
 import traceback
 from pathlib import Path
 
+from coursegen.extras import missing_module_hint
 from coursegen.features.cells.boundary import OutsideCourse, inside_course
 from coursegen.features.cells.figures import Figures, TooManyFigures
 from coursegen.features.cells.live import Outputs, captured, execute, shown_value
@@ -164,7 +165,8 @@ def _cell_error(err: BaseException, filename: str, first_line: int, last_line: i
     return CellError(
         f"code cell raised {last}{inner}",
         line,
-        "fix the code, or tag the cell `:tags: [raises-exception]` to show the error as its output",
+        missing_module_hint(err)
+        or "fix the code, or tag the cell `:tags: [raises-exception]` to show the error as its output",
     )
 
 

@@ -292,7 +292,9 @@ def test_unknown_languages_tags_and_options_are_errors_at_their_line(mini_course
         ),
         (
             "import no_such_module",
-            "lessons/02-second.md:13: code cell raised ModuleNotFoundError: No module named 'no_such_module'",
+            "lessons/02-second.md:13: code cell raised ModuleNotFoundError: No module named 'no_such_module'\n"
+            "    hint: install the package that provides 'no_such_module' (pip install …), and list it, pinned, in the "
+            "course's requirements.txt so the published build has it too",
         ),
     ],
 )
