@@ -109,14 +109,14 @@ def _run(cells: list[CodeCell], env: dict) -> list[tuple] | None:
     calls = [(path, index, cell.run, cell.line, cell.tags) for index, cell in enumerate(running)]
     results: list[tuple] = []
     try:
-        for shown in python.call_each(run_cell, calls):
-            results.append(shown)
+        for call in calls:  # one request each (not call_each's batches): a cell that stops is known for sure
+            results.append(python.call(run_cell, *call))
     except CellError as err:
         problems.error(path, err.line, err.message, err.hint)
         return None
-    except AuthorCodeStopped as stopped:  # the page's line it stopped at names the cell (earlier answers may be lost)
+    except AuthorCodeStopped as stopped:  # the watchdog's report names the page's line, when it came in time
         at = int(stopped.where.rpartition(" line ")[2]) if stopped.where.startswith(path + " line ") else 0
-        cell = next((c for c in reversed(running) if at and c.line <= at), running[len(results)])
+        cell = running[len(results)]
         where = f" (at line {at})" if at else ""
         hint = LIMIT_HINT if stopped.timed_out else "the memory it may use is `limits: {memory_mb: …}` in course.yaml"
         problems.error(path, cell.line, f"code cell {stopped.message}{where}", hint)
