@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from coursegen import __version__
 
-EXTRAS = {"ml_dtypes": "bfloat16"}  # module a course imports → the coursegen extra that installs it
+EXTRAS = {
+    "ml_dtypes": "bfloat16",
+    "matplotlib": "plots",
+}  # module a course imports → the coursegen extra that installs it
 
 
 def missing_module_hint(err: BaseException) -> str:

@@ -43,6 +43,7 @@ SIZES = {
     "package wheel": 4,  # by the package files' stamps
     "pyodide integrity": 2,  # the npm copy of pyodide.mjs's SRI, by its stamp (widgets/site.cdn_integrity)
     "widget spec": 1024,
+    "code cells": 1024,  # a page's code cells' outputs, by their code, the package and the limits (features/cells)
     "extension file": 32,
     "setup failure": 64,
     "signature": 16,

@@ -69,3 +69,12 @@ def test_a_widget_that_imports_a_module_not_installed_says_to_install_it_and_lis
         "    hint: install the package that provides 'tidal_tables_nowhere' (pip install …), and list it, pinned, "
         "in the course's requirements.txt so the published build has it too"
     )
+
+
+def test_matplotlib_missing_is_the_plots_extra():
+    from coursegen.extras import missing_module_hint
+
+    assert missing_module_hint(ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")) == (
+        f'matplotlib comes with coursegen\'s plots extra: pip install "coursegen[plots]"; '
+        f"in requirements.txt write coursegen[plots]=={__version__}"
+    )

@@ -15,6 +15,7 @@ def _listed() -> tuple:
     from coursegen.extensions import ModuleExtension
     from coursegen.features import anchors, appearance, callouts
     from coursegen.features.calc import extension as calc
+    from coursegen.features.cells import extension as cells
     from coursegen.features.hosting import offline, robots
     from coursegen.features.questions import extension as questions
     from coursegen.features.search import extension as search
@@ -27,6 +28,7 @@ def _listed() -> tuple:
             (messages, "messages"),  # the catalogue, for what parse rules write (theme/messages.py)
             (callouts, "callouts"),
             (calc, "calc"),
+            (cells, "cells"),
             (anchors, "anchors"),
             (questions, "questions"),
             (search, "search"),

@@ -78,16 +78,20 @@ def load_source(root: Path, shown: str, problems: Problems, read=read_text) -> S
 
 
 CALC_USE = re.compile(r"\{calc\}`")
+CELL_USE = re.compile(r"^\s*(`{3,}|~{3,})\s*\{code-cell\}", re.M)  # runs the course's Python, and imports its package
 WIDGET_USE = re.compile(r"^\s*(`{3,}|~{3,})\s*widget\b", re.M)
 EXERCISE_USE = re.compile(r"^\s*:{4,}\s*exercise\b", re.M)  # its reference runs in the course's Python
 
 
 def author_code_uses(text: str) -> tuple[bool, bool]:
-    """Return whether a source has a `{calc}` role, and whether it has a widget fence or an exercise:
-    parsing either runs the course's Python (substring tests first: the regexes cost more)."""
+    """Return whether a source has a `{calc}` role, and whether it has a widget fence, an exercise or a code cell:
+    parsing either runs the course's Python (substring tests first: the regexes cost more). A code cell
+    counts with both: it imports the course's package, and its page carries the live worker's URL."""
+    cells = "{code-cell}" in text and bool(CELL_USE.search(text))
     return (
-        "{calc}" in text and bool(CALC_USE.search(text)),
-        ("widget" in text and bool(WIDGET_USE.search(text)))
+        cells or ("{calc}" in text and bool(CALC_USE.search(text))),
+        cells
+        or ("widget" in text and bool(WIDGET_USE.search(text)))
         or ("exercise" in text and bool(EXERCISE_USE.search(text))),
     )
 

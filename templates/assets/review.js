@@ -28,6 +28,7 @@ async function start({ course, id, page }) {
   showNext(document.querySelector("[data-course-next]"), store.data);
   showDue(document.querySelector("[data-due]"), store.due(new Date()));
   showCorrupt(store);
+  if (page && document.querySelector("[data-code-cell]")) import("coursegen/cells.js").then((cells) => cells.enhanceCells(store, page));
   if (questions.length) await enhanceQuestions(questions, store, page);
   document.documentElement.dataset.review = "ready"; // for tests and styles: enhancement is done
 }

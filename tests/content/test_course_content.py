@@ -53,10 +53,12 @@ def questions(html: str) -> list[dict[str, str]]:
 
 
 def body_text(html: str) -> str:
-    """Return a page's article with computed numbers, widgets and the footnote list removed."""
+    """Return a page's article with computed numbers, widgets, code cells' outputs and the footnote list removed."""
     article = html[html.index('<div class="unit-body">') :]
     article = re.sub(r'<span class="calc"[^>]*>[^<]*</span>', "", article)
     article = re.sub(r"<figure[^>]*data-widget.*?</figure>", "", article, flags=re.S)
+    article = re.sub(r'<div class="code-cell-output">.*?</div>\n(?=</div>|<script)', "", article, flags=re.S)
+    article = re.sub(r"<script type=\"application/json\" data-cells-runtime>.*?</script>", "", article, flags=re.S)
     return article
 
 

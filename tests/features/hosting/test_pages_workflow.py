@@ -42,7 +42,9 @@ def test_the_build_job_caches_pip_and_runs_the_documented_build_command(workflow
     python = next(s for s in steps(workflow, "build") if s.get("uses", "").startswith("actions/setup-python"))
     assert python["with"]["cache"] == "pip" and python["with"]["python-version"] == "3.11"
     commands = " ".join(s.get("run", "") for s in steps(workflow, "build"))
-    assert "python build.py build" in commands and 'pip install ".[bfloat16]"' in commands  # the sample course's extra
+    assert (
+        "python build.py build" in commands and 'pip install ".[bfloat16,plots]"' in commands
+    )  # the sample course's extras
     upload = next(s for s in steps(workflow, "build") if s.get("uses", "").startswith("actions/upload-pages"))
     assert upload["with"]["path"] == "site"
 

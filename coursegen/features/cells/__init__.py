@@ -1,0 +1,1 @@
+"""Runnable code cells in Markdown lessons (MyST-NB syntax), their outputs baked at build time."""
