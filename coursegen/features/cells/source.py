@@ -71,7 +71,7 @@ def read_cell(token, env: dict) -> CodeCell | None:
     """Return the fence's cell, or None after reporting its problems at their lines."""
     problems, path = env["problems"], env["path"]
     fence_line = token.map[0] + 1 if token.map else 1
-    before = len(problems.items) if hasattr(problems, "items") else None
+    before = _error_count(problems)
     language = split_info(token.info)[1].split()
     if language and language[0] not in LANGUAGES:
         problems.error(
@@ -91,9 +91,15 @@ def read_cell(token, env: dict) -> CodeCell | None:
     first = fence_line + 1 + skip
     code = "\n".join(code_lines) + "\n"
     run = _runnable(code_lines, first, env)
-    if run is None or (before is not None and len(problems.items) > before):
+    if run is None or (before is not None and _error_count(problems) > before):
         return None
     return CodeCell(code, run, first, tuple(options.get("tags", ())))
+
+
+def _error_count(problems) -> int | None:
+    """Return how many errors (not warnings: a cell with an unknown tag still runs) `problems` holds."""
+    items = getattr(problems, "items", None)
+    return None if items is None else sum(1 for item in items if item.severity == "error")
 
 
 def _options(lines: list[str], first: int, env: dict) -> tuple[dict | None, int]:
@@ -127,15 +133,19 @@ def _options(lines: list[str], first: int, env: dict) -> tuple[dict | None, int]
 
 
 def _checked_tags(options: LineDict, at: int, env: dict) -> dict | None:
+    """Return the cell's tags that coursegen acts on. Notebooks carry tags for other tools too (papermill's
+    `parameters`, thebe's, a course's own), which Jupyter Book ignores: a warning, an error under --strict."""
     tags = options.get("tags", [])
     line = options.line_of("tags") if "tags" in options else at
     for tag in tags:
         if tag not in TAGS:
-            env["problems"].error(
-                env["path"], line, f"unknown code cell tag '{tag}'", choices_hint(str(tag), TAGS, "tags")
+            env["problems"].warning(
+                env["path"],
+                line,
+                f"code cell tag '{tag}' means nothing to coursegen and is ignored",
+                choices_hint(str(tag), TAGS, "tags"),
             )
-            return None
-    return {"tags": tuple(tags)}
+    return {"tags": tuple(tag for tag in tags if tag in TAGS)}
 
 
 def _runnable(lines: list[str], first: int, env: dict) -> str | None:

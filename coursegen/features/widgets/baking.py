@@ -69,7 +69,7 @@ class EntryRunner:
 
 def run_entry(root, package: str, widget: Widget, params: dict, build: str) -> dict:
     """Return the checked result of the entry's `run(**params)`: what the worker runs for one state."""
-    with course_kernels(root, package, build):
+    with course_kernels(root, package, build), _matplotlib_defaults():
         namespace = _namespace(widget, build)
         try:
             result = namespace["run"](**params)
@@ -86,6 +86,19 @@ def run_entry(root, package: str, widget: Widget, params: dict, build: str) -> d
             raise
         except BaseException as err:  # noqa: BLE001 - raised by the result's own code (a value's __eq__, __iter__ …)
             raise EntryError(f"run() returned something that failed when read: {type(err).__name__}: {err}") from None
+
+
+@contextlib.contextmanager
+def _matplotlib_defaults():
+    """Run a state with matplotlib at its defaults, whatever ran before it in this worker (code cells set their
+    page's settings; another widget may set its own): a baked figure must not depend on the order of calls."""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None:  # run() may import it: it then starts from its defaults
+        yield
+        return
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        yield
 
 
 def _build_modules(root, package: str, build: str) -> dict:

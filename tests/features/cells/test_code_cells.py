@@ -223,12 +223,6 @@ def test_a_percent_line_inside_a_string_is_no_magic(mini_course):
             "    hint: write ```{code-cell} python (python3 and ipython3, jupytext's names, work too)",
         ),
         (
-            cell("1", ":tags: [hide-inptu]\n"),
-            "lessons/02-second.md:13: unknown code cell tag 'hide-inptu'\n    hint: did you mean 'hide-input'? known "
-            "tags are: hide-cell, hide-input, hide-output, raises-exception, remove-cell, remove-input, remove-output, "
-            "skip-execution",
-        ),
-        (
             cell("1", ":tag: [hide-input]\n"),
             "lessons/02-second.md:13: unknown option 'tag'\n    hint: did you mean 'tags'? known options are: tags",
         ),
@@ -239,9 +233,26 @@ def test_a_percent_line_inside_a_string_is_no_magic(mini_course):
         ),
     ],
 )
-def test_unknown_languages_tags_and_options_are_errors_at_their_line(mini_course, fence, expected):
+def test_unknown_languages_and_options_are_errors_at_their_line(mini_course, fence, expected):
     put(mini_course, fence)
     assert problems(mini_course) == [expected]
+
+
+def test_a_tag_for_another_tool_is_a_warning_at_its_line_and_the_cell_runs_with_the_tags_it_knows(
+    mini_course, capsys
+):
+    put(mini_course, cell("print('ran')", ":tags: [hide-inptu, remove-input]\n"))
+    status, _, err = run_cli(capsys, "--root", mini_course, "build")
+    assert status == 0, err
+    assert (
+        "lessons/02-second.md:13: warning: code cell tag 'hide-inptu' means nothing to coursegen and is ignored\n"
+        "    hint: did you mean 'hide-input'? known tags are: hide-cell, hide-input, hide-output, raises-exception, "
+        "remove-cell, remove-input, remove-output, skip-execution"
+    ) in err
+    page = (mini_course / "site" / "second.html").read_text()
+    assert "ran\n</pre>" in page and "code-cell-input" not in page  # the cell ran, and remove-input still acts
+    status, _, err = run_cli(capsys, "--root", mini_course, "build", "--strict")
+    assert status == 1 and "code cell tag 'hide-inptu'" in err
 
 
 @pytest.mark.parametrize(

@@ -147,9 +147,12 @@ def test_inline_style_is_dropped_from_html_as_the_pages_policy_would_block_it():
 
 
 def test_a_figure_carries_no_inline_style_so_the_policy_blocks_none_of_it():
-    from matplotlib.figure import Figure  # the plots extra: scripts/requirements-test.txt pins it
+    import matplotlib  # the plots extra: scripts/requirements-test.txt pins it
+    from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(2, 2))
-    figure.subplots().plot([0, 1], [1, 0])
-    svg = present.present(figure)["value"]
+    with matplotlib.rc_context():  # at matplotlib's defaults, as the worker runs a widget (other tests set their own)
+        matplotlib.rcdefaults()
+        figure = Figure(figsize=(2, 2))
+        figure.subplots().plot([0, 1], [1, 0])
+        svg = present.present(figure)["value"]
     assert "style" not in svg and 'stroke-linejoin="round"' in svg.split(">")[0] and 'fill="#ffffff"' in svg
