@@ -91,7 +91,7 @@ def read_cell(token, env: dict) -> CodeCell | None:
     first = fence_line + 1 + skip
     code = "\n".join(code_lines) + "\n"
     run = _runnable(code_lines, first, env)
-    if run is None or (before is not None and _error_count(problems) > before):
+    if run is None or (before is not None and (_error_count(problems) or 0) > before):
         return None
     return CodeCell(code, run, first, tuple(options.get("tags", ())))
 
