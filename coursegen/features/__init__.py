@@ -16,6 +16,7 @@ def _listed() -> tuple:
     from coursegen.features import anchors, appearance, callouts
     from coursegen.features.calc import extension as calc
     from coursegen.features.hosting import offline, robots
+    from coursegen.features.math import extension as math
     from coursegen.features.questions import extension as questions
     from coursegen.features.search import extension as search
     from coursegen.features.widgets import extension as widgets
@@ -27,6 +28,7 @@ def _listed() -> tuple:
             (messages, "messages"),  # the catalogue, for what parse rules write (theme/messages.py)
             (callouts, "callouts"),
             (calc, "calc"),
+            (math, "math"),  # after calc: its rule runs before the roles, which calc's install set up
             (anchors, "anchors"),
             (questions, "questions"),
             (search, "search"),
