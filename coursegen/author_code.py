@@ -324,7 +324,9 @@ def _can_fork() -> bool:
     """
     from coursegen.parallel import can_fork
 
-    return can_fork()
+    # Embedded V8 (the math converter, features/math/temml.py) reserves a terabyte of address space,
+    # which a fork would inherit and the worker's RLIMIT_AS cap could not hold: then, a fresh interpreter.
+    return can_fork() and "py_mini_racer" not in sys.modules
 
 
 class _Forked:

@@ -100,7 +100,11 @@ def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeyp
     assert build_site(mini_course, one, cache).outputs == first and made == [1]  # warm: nothing read again
     assert build_site(mini_course, one, Session()).outputs == first and made == [1, 1]  # cold
     assert build_site(mini_course, one).outputs == first and made == [1, 1, 1]  # no cache: a fresh one
-    monkeypatch.setattr(temml, "convert_all", lambda items: [converted.append(latex) or (True, "<math/>") for latex, _ in items])
+    monkeypatch.setattr(
+        temml,
+        "convert_all",
+        lambda items, memo=None: [converted.append(latex) or (True, "<math/>") for latex, _ in items],
+    )
     build_site(mini_course, one, Session())
     assert "x^2" in converted  # nothing of the earlier caches reached this build
 

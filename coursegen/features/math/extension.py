@@ -183,7 +183,7 @@ def _convert(formulas: list[dict], memo: Memo | None) -> None:
     keys = [(item["latex"], item["display"]) for item in formulas]
     known = {key: memo.peek("mathml", key) for key in keys} if memo is not None else {}
     todo = sorted({key for key in keys if known.get(key) is None})
-    for key, (ok, text) in zip(todo, convert_all(todo)):
+    for key, (ok, text) in zip(todo, convert_all(todo, memo)):
         known[key] = (ok, text if ok else short_message(text))
         if memo is not None:
             memo.put("mathml", key, known[key])
@@ -227,7 +227,8 @@ def render_eq_role(token, env: dict, line: int) -> str:
             path,
             line,
             f"{{eq}} '{target}' names no equation of this page",
-            did_you_mean(target, labels) or "label the equation: $$ … $$ (label), or name another page's: 03-x.md#label",
+            did_you_mean(target, labels)
+            or "label the equation: $$ … $$ (label), or name another page's: 03-x.md#label",
             col=col,
         )
         return f"<code>{escapeHtml(target)}</code>"

@@ -5,8 +5,9 @@ in the wheel (tests/features/math/test_temml.py checks that it equals node_modul
 
 A V8 isolate does not survive a fork, and the parse stage forks its workers
 (coursegen/parallel.py). So the converter is made lazily, on the first formula a process
-converts, and belongs to the process that made it: a forked worker that inherited one (its parent
-converted formulas in an earlier build) makes its own and never touches the inherited one. The
+converts, and belongs to the process that made it: the session's memo keeps it by process id, so
+a forked worker that inherited one (its parent converted formulas in an earlier build of a `serve`
+or a test run) makes its own and never touches the inherited one. The
 asyncio loop mini-racer wants is one we never run in a thread: mini-racer then starts no thread
 of its own, so `parallel.can_fork` (no other thread) stays true after a build with formulas, and
 each call skips the hop to another thread. Formulas are converted a page at a time, in one call:
@@ -20,6 +21,8 @@ import os
 import re
 import threading
 from importlib import resources
+
+from coursegen.memo import Memo, remembered
 
 SOURCE = "vendor/temml.min.js"
 # Temml's settings: errors are thrown (we report them at the formula's line), nothing is trusted
@@ -37,9 +40,6 @@ function coursegenConvertAll(items) {
 }
 """
 
-_lock = threading.Lock()  # serve's rebuild thread and a test's thread must not share the isolate at once
-_converter: _Temml | None = None
-
 
 class _Temml:
     """One V8 context with Temml loaded, usable by the process that made it."""
@@ -49,7 +49,7 @@ class _Temml:
 
         from py_mini_racer import mini_racer
 
-        self.pid = os.getpid()
+        self.lock = threading.Lock()  # serve's rebuild thread and another must not share the isolate at once
         self.loop = asyncio.new_event_loop()
         source = resources.files(__package__).joinpath(SOURCE).read_text(encoding="utf-8")
 
@@ -67,18 +67,16 @@ class _Temml:
         async def run():
             return self.racer.eval("coursegenConvertAll(" + json.dumps(items) + ")")
 
-        return [(ok, text) for ok, text in json.loads(self.loop.run_until_complete(run()))]
+        with self.lock:
+            return [(ok, text) for ok, text in json.loads(self.loop.run_until_complete(run()))]
 
 
-def convert_all(items: list[tuple[str, bool]]) -> list[tuple[bool, str]]:
-    """Return (True, MathML) or (False, Temml's message) for each (latex, display) item."""
-    global _converter
+def convert_all(items: list[tuple[str, bool]], memo: Memo | None = None) -> list[tuple[bool, str]]:
+    """Return (True, MathML) or (False, Temml's message) for each (latex, display) item, with this
+    process's converter (kept in `memo`; None: one made for this call)."""
     if not items:
         return []
-    with _lock:
-        if _converter is None or _converter.pid != os.getpid():  # none yet, or a forked parent's
-            _converter = _Temml()
-        return _converter.convert(items)
+    return remembered(memo, "temml", os.getpid(), _Temml).convert(items)
 
 
 UNDERLINE = re.compile("\u0332")

@@ -11,12 +11,16 @@ from helpers import REPO
 
 from coursegen.errors import ContentError
 from coursegen.features.math.temml import convert_all
+from coursegen.memo import Memo
 from coursegen.parallel import can_fork, parallel_map
 from coursegen.pipeline import BuildOptions, build_site
 
 
+MEMO = Memo()  # one converter for this module's formulas (a converter takes a tenth of a second to start)
+
+
 def mathml(latex: str, display: bool = False) -> str:
-    ok, text = convert_all([(latex, display)])[0]
+    ok, text = convert_all([(latex, display)], MEMO)[0]
     assert ok, text
     return text
 
@@ -56,8 +60,9 @@ def test_boxed_draws_a_border():
 
 
 def test_a_limit_in_display_math_goes_under_lim():
-    assert re.search(r"<munder><mi>lim</mi><mrow><mi>x</mi><mo>→</mo><mn>0</mn></mrow></munder>",
-                     mathml(r"\lim_{x\to 0} f(x)", True))
+    assert re.search(
+        r"<munder><mi>lim</mi><mrow><mi>x</mi><mo>→</mo><mn>0</mn></mrow></munder>", mathml(r"\lim_{x\to 0} f(x)", True)
+    )
 
 
 def test_a_leading_minus_is_a_prefix_operator():
@@ -102,8 +107,12 @@ Step {eq}`newton`, then {eq}`derivative`; inside math, $\\eqref{second-order}$ a
 def test_labelled_equations_are_numbered_per_unit_and_references_link_to_them(mini_course):
     put(mini_course, NUMBERED)
     page = second_page(mini_course)
-    numbers = re.findall(r'<div class="math block numbered" id="([^"]+)" tabindex="0">.*?'
-                         r'<span class="eq-number">\(([^)]+)\)</span>', page, re.S)
+    numbers = re.findall(
+        r'<div class="math block numbered" id="([^"]+)" tabindex="0">.*?'
+        r'<span class="eq-number">\(([^)]+)\)</span>',
+        page,
+        re.S,
+    )
     assert numbers == [("eq-newton", "2.1"), ("eq-second-order", "2.2"), ("eq-derivative", "2.3")]
     assert page.count('class="math block" tabindex="0"') == 1  # the unlabelled one has no number
     assert '<a class="eqref" href="#eq-newton">(2.1)</a>' in page
@@ -161,5 +170,16 @@ def test_converting_starts_no_thread_so_the_build_can_still_fork():
 
 def test_forked_workers_make_their_own_converter_after_the_parent_used_one():
     formulas = [f"x^{{{n}}} + f'(x)" for n in range(40)]
-    expected = [mathml(latex) for latex in formulas]  # the parent's context exists before the fork
+    expected = [mathml(latex) for latex in formulas]  # the parent's converter exists before the fork
     assert parallel_map(mathml, formulas, jobs=2) == expected
+    assert len(MEMO.table("temml")) == 1  # the workers' own stayed in theirs
+
+
+def test_the_author_code_worker_is_not_forked_from_a_process_that_holds_v8(mini_course):
+    """V8's terabyte of reserved address space would break the worker's memory cap (RLIMIT_AS)."""
+    from coursegen.author_code import _can_fork
+
+    mathml("x")
+    assert not _can_fork()
+    put(mini_course, "$x$ and {calc}`math.sqrt(16) | .0f`")
+    assert ">4</span>" in second_page(mini_course)
