@@ -86,8 +86,8 @@ def test_the_build_process_keeps_no_mutable_module_global():
 
 
 def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeypatch):
-    import coursegen.stages.assets as assets
     import coursegen.features.math.temml as temml
+    import coursegen.stages.assets as assets
 
     made, real_assets, converted = [], assets._theme_assets, []
     monkeypatch.setattr(assets, "_theme_assets", lambda stamps, memo: made.append(1) or real_assets(stamps, memo))

@@ -102,7 +102,8 @@ def _formulas(tokens):
 def _fence_formula(block) -> dict:
     """Return a ```` ```{math} ```` fence's formula: its `:label:` (and other option lines) taken off the top."""
     line = block.map[0] + 1 if block.map else 1
-    lines, options = block.content.split("\n"), {}
+    lines = block.content.split("\n")
+    options: dict[str, tuple[str, int]] = {}
     while lines and (found := OPTION.match(lines[0].strip())):
         options[found.group(1)] = (found.group(2).strip(), line + 1 + len(options))
         lines.pop(0)

@@ -15,7 +15,6 @@ from coursegen.memo import Memo
 from coursegen.parallel import can_fork, parallel_map
 from coursegen.pipeline import BuildOptions, build_site
 
-
 MEMO = Memo()  # one converter for this module's formulas (a converter takes a tenth of a second to start)
 
 
