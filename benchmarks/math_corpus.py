@@ -123,7 +123,12 @@ CORPUS: list[tuple[str, bool, str | None]] = [
     (r"\emptyset \varnothing", False, r"∅"),
     (r"\infty \propto \perp \parallel", False, r"∞.*∝.*[⊥⟂].*∥"),
     (r"\ldots \cdots \vdots \ddots", False, r"…|\.\.\..*⋯.*⋮.*⋱"),
-    (r"\alpha \beta \gamma \Gamma \Delta \epsilon \varepsilon \theta \vartheta \lambda \pi \sigma \phi \varphi \omega \Omega", False, r"α.*β.*γ.*Γ.*Δ.*ϵ.*ε.*θ.*ϑ.*λ.*π.*σ.*ϕ.*φ.*ω.*Ω"),
+    (
+        r"\alpha \beta \gamma \Gamma \Delta \epsilon \varepsilon \theta \vartheta \lambda \pi \sigma \phi \varphi"
+        r" \omega \Omega",
+        False,
+        r"α.*β.*γ.*Γ.*Δ.*ϵ.*ε.*θ.*ϑ.*λ.*π.*σ.*ϕ.*φ.*ω.*Ω",
+    ),
     (r"a \mid b \nmid c", False, r"[∣|].*∤"),
     (r"a \coloneqq b", False, r"≔|:="),
     # arrows
@@ -158,7 +163,7 @@ CORPUS: list[tuple[str, bool, str | None]] = [
     (r"\operatorname{Diag}(\alpha_t)", False, r"<mi>Diag</mi>"),
     # spacing
     (r"a\,b\;c\quad d\qquad e", False, r"<mspace width=\"0.1667em\"></mspace>.*<mspace width=\"2em\"></mspace>"),
-    (r"a \! b", False, r'-0\.1667em'),
+    (r"a \! b", False, r"-0\.1667em"),
     (r"a \hspace{1em} b", False, r'<mspace width="1em"'),
     (r"x \phantom{y} z", False, r"<mphantom>"),
     # colour, boxes, cancel
@@ -172,7 +177,11 @@ CORPUS: list[tuple[str, bool, str | None]] = [
     (r"\newcommand{\abs}[1]{\left|#1\right|} \abs{x}", False, r"\|</mo><mi>x</mi>"),
     (r"\mathrel{\stackrel{?}{=}}", False, r"<mover>"),
     # chemistry-free physics of this course
-    (r"S_t = \left(I - \beta_t k_t k_t^\top\right) \mathrm{Diag}(\alpha_t)\, S_{t-1} + \beta_t k_t v_t^\top", True, r"⊤"),
+    (
+        r"S_t = \left(I - \beta_t k_t k_t^\top\right) \mathrm{Diag}(\alpha_t)\, S_{t-1} + \beta_t k_t v_t^\top",
+        True,
+        r"⊤",
+    ),
     (r"g = g_{\min}\,\sigma\!\left(e^{A_h} z\right) \in (g_{\min}, 0)", True, r"<mi>min</mi>|<mo>min</mo>"),
     # what Temml documents as unsupported, or malformed input: a message is the right answer
     (r"\frac{1}{2", False, REFUSED),
@@ -255,8 +264,18 @@ def sample_formulas() -> list[tuple[str, bool]]:
 def synthetic(n: int = 2000) -> list[tuple[str, bool]]:
     rng = random.Random(41)
     parts = [
-        "x", r"\alpha_t", r"k_t^\top", r"e^{g_t}", r"\frac{a}{b}", r"\sqrt{2}", r"\sum_{i=1}^n a_i", "f'(x)",
-        r"\int_0^1 x\,dx", r"\mathrm{Diag}(\alpha)", r"\left(I - \beta k k^\top\right)", r"\lim_{h\to 0}",
+        "x",
+        r"\alpha_t",
+        r"k_t^\top",
+        r"e^{g_t}",
+        r"\frac{a}{b}",
+        r"\sqrt{2}",
+        r"\sum_{i=1}^n a_i",
+        "f'(x)",
+        r"\int_0^1 x\,dx",
+        r"\mathrm{Diag}(\alpha)",
+        r"\left(I - \beta k k^\top\right)",
+        r"\lim_{h\to 0}",
     ]
     return [(" + ".join(rng.choice(parts) for _ in range(rng.randint(2, 8))) + f" = {i}", i % 5 == 0) for i in range(n)]
 
@@ -277,8 +296,11 @@ def speed() -> dict:
         for item in formulas[:300]:
             converter.convert([item])
         single = (time.perf_counter() - started) / min(300, len(formulas))
-        figures[name] = {"formulas": len(formulas), "us_per_formula_one_call": round(batch * 1e6),
-                         "us_per_formula_a_call_each": round(single * 1e6)}
+        figures[name] = {
+            "formulas": len(formulas),
+            "us_per_formula_one_call": round(batch * 1e6),
+            "us_per_formula_a_call_each": round(single * 1e6),
+        }
     old = latex2mathml_converter()
     if old is not None:
         for name, formulas in (("sample_course", sample_formulas()), ("synthetic_2000", synthetic())):
@@ -296,9 +318,11 @@ def main() -> None:
     import os
 
     report = {
-        "what": "the math converter (Temml in mini-racer) on a corpus from Temml's documented constructs, and its speed",
-        "software": {"temml": json.loads((REPO / "package.json").read_text())["devDependencies"]["temml"],
-                     "mini-racer": importlib.metadata.version("mini-racer")},
+        "what": "the math converter (Temml in mini-racer) on a corpus of Temml's documented constructs; its speed",
+        "software": {
+            "temml": json.loads((REPO / "package.json").read_text())["devDependencies"]["temml"],
+            "mini-racer": importlib.metadata.version("mini-racer"),
+        },
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "temml": count(temml_converter()),
     }

@@ -25,10 +25,14 @@ from coursegen.memo import Memo
 from coursegen.model import Link
 from coursegen.stages.parse import child_lines, register_fence
 from coursegen.stages.roles import register_role
+from coursegen.theme import math_font
 
 FENCE = "{math}"
 LABEL_IN_MATH = re.compile(r"\\label\s*\{([^{}]*)\}")
 REF_IN_MATH = re.compile(r"\\(eqref|ref)\s*\{([^{}]*)\}")
+STYLE_ATTR = re.compile(r' style="([^"]*)"')
+DATA_STYLE = re.compile(r' data-tml-style="([^"]*)"')
+UNSAFE_IN_CSS = re.compile(r"[{}<>\\@]|/\*")
 PLACEHOLDER = re.compile(r"<mtext>@(eqref|ref)([0-9a-f]*)@</mtext>")
 OPTION = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
 LABEL_HINT = "a label is letters, digits, '-', '_', ':' or '.', e.g. (eq-newton)"
@@ -79,7 +83,7 @@ def math_rule(state) -> None:
             env["problems"].error(env["path"], item["line"], f"cannot read math '{item['shown']}': {text}")
             token.meta["math"] = {"html": f'<code class="math-error">{escapeHtml(item["shown"])}</code>'}
             continue
-        html = PLACEHOLDER.sub(lambda m: _reference_in_math(m, labels), text)
+        html = PLACEHOLDER.sub(lambda m: _reference_in_math(m, labels), STYLE_ATTR.sub(_style_as_data, text))
         token.meta["math"] = {"html": html, "label": item.get("label"), "number": item.get("number")}
 
 
@@ -167,6 +171,30 @@ def _with_references(item: dict, labels: dict, env: dict) -> str:
         return "\\text{@" + kind + label.encode().hex() + "@}"
 
     return REF_IN_MATH.sub(placeholder, item["latex"])
+
+
+def _style_as_data(match) -> str:
+    """Temml's style attribute as a data attribute that math.css styles (see add_files): the pages'
+    Content-Security-Policy (style-src 'self') blocks style attributes, and \\boxed's border is one."""
+    return f' data-tml-style="{match.group(1)}"'
+
+
+def analyse(html: str, source=None) -> tuple[str, ...]:
+    """Return the distinct Temml styles the page's formulas use (kept with the page: see add_files)."""
+    return tuple(sorted(set(DATA_STYLE.findall(html)))) if "data-tml-style" in html else ()
+
+
+def add_files(course, root: Path, assets, problems) -> None:
+    """Add math.css: the math font's rules, Temml's layout rules and a rule per style the formulas use."""
+    styles = sorted(
+        {style for unit in (course.written if course else ()) for style in unit.page.derived.get("math", ())}
+    )
+    rules = [
+        f'[data-tml-style="{style}"] {{ {style} }}\n'
+        for style in styles
+        if not UNSAFE_IN_CSS.search(style)  # Temml writes only declarations; anything else stays out of the sheet
+    ]
+    assets.add(math_font.STYLESHEET, (math_font.stylesheet(root) + "".join(rules)).encode())
 
 
 def _reference_in_math(match, labels: dict) -> str:

@@ -58,6 +58,16 @@ def test_boxed_draws_a_border():
     assert re.search(r'<mrow[^>]*style="[^"]*border:1px solid', mathml(r"\boxed{x = 1}", True))
 
 
+def test_temmls_styles_reach_the_page_through_math_css_not_style_attributes(mini_course):
+    """The pages' policy (style-src 'self') blocks style attributes: \\boxed's border would vanish."""
+    put(mini_course, "$$\\boxed{x = 1}$$")
+    outputs = build_site(mini_course, BuildOptions(jobs=1)).outputs
+    page = outputs["second.html"].decode()
+    assert ' style="' not in page and 'data-tml-style="padding:3pt;border:1px solid;"' in page
+    sheet = next(data.decode() for name, data in outputs.items() if re.fullmatch(r"assets/math\.\w+\.css", name))
+    assert '[data-tml-style="padding:3pt;border:1px solid;"] { padding:3pt;border:1px solid; }' in sheet
+
+
 def test_a_limit_in_display_math_goes_under_lim():
     assert re.search(
         r"<munder><mi>lim</mi><mrow><mi>x</mi><mo>→</mo><mn>0</mn></mrow></munder>", mathml(r"\lim_{x\to 0} f(x)", True)
