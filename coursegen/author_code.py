@@ -324,9 +324,7 @@ def _can_fork() -> bool:
     """
     from coursegen.parallel import can_fork
 
-    # Embedded V8 (the math converter, features/math/temml.py) reserves a terabyte of address space,
-    # which a fork would inherit and the worker's RLIMIT_AS cap could not hold: then, a fresh interpreter.
-    return can_fork() and "py_mini_racer" not in sys.modules
+    return can_fork()
 
 
 class _Forked:
@@ -420,6 +418,25 @@ def _innermost_course_frame(report: str, root: Path) -> str:
 # ---- the worker process -------------------------------------------------------------------
 
 
+def _reserved_by_v8() -> int:
+    """Return the bytes of address space a fork inherited reserved and inaccessible from embedded V8
+    (the math converter, features/math/temml.py, reserves about a terabyte it never touches), which
+    the memory cap must not count; 0 in a process that never loaded it."""
+    if "py_mini_racer" not in sys.modules:
+        return 0
+    try:
+        maps = Path("/proc/self/maps").read_text().splitlines()
+    except OSError:  # no /proc: a system whose RLIMIT_AS the kernel does not enforce either (macOS)
+        return 0
+    reserved = 0
+    for line in maps:
+        fields = line.split()
+        if len(fields) == 5 and fields[1].startswith("---"):  # anonymous, no access: a reservation
+            start, end = (int(part, 16) for part in fields[0].split("-"))
+            reserved += end - start
+    return reserved
+
+
 def serve_calls() -> None:
     """The worker's entry point as a fresh interpreter: its descriptors and memory cap come as arguments."""
     _serve(*(int(arg) for arg in sys.argv[1:4]))
@@ -429,7 +446,7 @@ def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
     """The worker's main loop: run each call it receives under the time limit, send back the outcome."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the build, which then ends this worker
     gc.enable()  # a fork inherits the build's paused collector (pipeline.collector_paused)
-    cap = memory_mb * 1024 * 1024
+    cap = memory_mb * 1024 * 1024 + _reserved_by_v8()
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     connection = Connection(connection_fd)
     dump = os.fdopen(dump_fd, "w")

@@ -184,11 +184,20 @@ def test_forked_workers_make_their_own_converter_after_the_parent_used_one():
     assert len(MEMO.table("temml")) == 1  # the workers' own stayed in theirs
 
 
-def test_the_author_code_worker_is_not_forked_from_a_process_that_holds_v8(mini_course):
-    """V8's terabyte of reserved address space would break the worker's memory cap (RLIMIT_AS)."""
-    from coursegen.author_code import _can_fork
+def test_an_author_code_worker_forked_after_v8_keeps_its_memory_cap_and_works(mini_course, tmp_path):
+    """V8 reserves a terabyte of address space, which a fork inherits: the cap (RLIMIT_AS) must not count it."""
+    import builtins
+
+    from coursegen.author_code import AuthorCode, Limits
 
     mathml("x")
-    assert not _can_fork()
+    assert can_fork()  # the worker is a fork of this process, V8's reservation and all
     put(mini_course, "$x$ and {calc}`math.sqrt(16) | .0f`")
     assert ">4</span>" in second_page(mini_course)
+    runner, small = AuthorCode(), Limits(seconds=5, memory_mb=512)
+    try:
+        with pytest.raises(MemoryError):
+            runner.call(small, tmp_path, builtins.exec, "bytearray(1 << 30)")  # 1 GiB: beyond the cap
+        assert runner.call(small, tmp_path, builtins.eval, "len(bytearray(1 << 20))") == 1 << 20
+    finally:
+        runner.close()
