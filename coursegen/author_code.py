@@ -419,22 +419,17 @@ def _innermost_course_frame(report: str, root: Path) -> str:
 
 
 def _reserved_by_v8() -> int:
-    """Return the bytes of address space a fork inherited reserved and inaccessible from embedded V8
-    (the math converter, features/math/temml.py, reserves about a terabyte it never touches), which
-    the memory cap must not count; 0 in a process that never loaded it."""
+    """Return the address space this worker holds at its start when it is a fork of a process that ran
+    embedded V8 (the math converter, features/math/temml.py), else 0. V8 reserves about a terabyte and
+    maps hundreds of megabytes it never touches; the fork inherits them all, so there the cap is what the
+    worker may add to them, rather than a total no fork of that process could stay under."""
     if "py_mini_racer" not in sys.modules:
         return 0
     try:
-        maps = Path("/proc/self/maps").read_text().splitlines()
-    except OSError:  # no /proc: a system whose RLIMIT_AS the kernel does not enforce either (macOS)
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):  # no /proc: a system whose RLIMIT_AS the kernel does not enforce
         return 0
-    reserved = 0
-    for line in maps:
-        fields = line.split()
-        if len(fields) == 5 and fields[1].startswith("---"):  # anonymous, no access: a reservation
-            start, end = (int(part, 16) for part in fields[0].split("-"))
-            reserved += end - start
-    return reserved
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def serve_calls() -> None:

@@ -26,6 +26,7 @@ from coursegen.model import Link
 from coursegen.stages.parse import child_lines, register_fence
 from coursegen.stages.roles import register_role
 from coursegen.theme import math_font
+from coursegen.theme.messages import say, texts
 
 FENCE = "{math}"
 LABEL_IN_MATH = re.compile(r"\\label\s*\{([^{}]*)\}")
@@ -46,8 +47,8 @@ def install(md) -> None:
     md.core.ruler.before("course_roles", "math", math_rule)
     md.add_render_rule("math_inline", lambda self, tokens, idx, options, env: _inline(tokens[idx]))
     md.add_render_rule("math_inline_double", lambda self, tokens, idx, options, env: _inline(tokens[idx]))
-    md.add_render_rule("math_block", lambda self, tokens, idx, options, env: _block(tokens[idx]))
-    md.add_render_rule("math_block_label", lambda self, tokens, idx, options, env: _block(tokens[idx]))
+    md.add_render_rule("math_block", lambda self, tokens, idx, options, env: _block(tokens[idx], env))
+    md.add_render_rule("math_block_label", lambda self, tokens, idx, options, env: _block(tokens[idx], env))
 
 
 def prepare(root: Path, config, problems: Problems) -> dict:
@@ -227,21 +228,22 @@ def _inline(token) -> str:
     return f'<span class="math inline">{token.meta.get("math", {}).get("html", "")}</span>'
 
 
-def _block(token) -> str:
+def _block(token, env: dict | None = None) -> str:
     """A display formula: a focusable box that scrolls sideways when wider than a phone; a numbered one
     carries its id and its number at the right, which a reference's link text repeats."""
     math = token.meta.get("math", {})
     if not math.get("number"):
         return f'<div class="math block" tabindex="0">\n{math.get("html", "")}\n</div>\n'
     label, number = math["label"], math["number"]
+    name = say(texts(env or {}), "math.equation", number=number)  # what a screen reader calls the box
     return (
-        f'<div class="math block numbered" id="{escapeHtml(equation_id(label))}" tabindex="0">\n'
-        f'{math["html"]}\n<span class="eq-number">({number})</span>\n</div>\n'
+        f'<div class="math block numbered" id="{escapeHtml(equation_id(label))}" tabindex="0" role="group" '
+        f'aria-label="{escapeHtml(name)}">\n{math["html"]}\n<span class="eq-number">({number})</span>\n</div>\n'
     )
 
 
 def render_fence(token, env) -> str:
-    return _block(token)
+    return _block(token, env)
 
 
 def render_eq_role(token, env: dict, line: int) -> str:
@@ -285,6 +287,6 @@ def _eq_elsewhere(target: str, env: dict, line: int, col: int) -> str:
     env["links"].append(Link(slug, equation_id(label), line))
     unit = ctx.extra.get("math", {}).get("numbers", {}).get(slug)
     # The other page's numbers are not known while this one is parsed (pages parse apart): the text
-    # names the unit and the label.
-    text = f"({unit}: {label})" if unit else f"({label})"
+    # names the label and the unit.
+    text = say(texts(env), "math.other_unit", label=label, unit=unit) if unit else f"({label})"
     return f'<a class="eqref" href="{escapeHtml(slug)}.html#{escapeHtml(equation_id(label))}">{escapeHtml(text)}</a>'
