@@ -14,8 +14,10 @@ same way when it is importable (pip install latex2mathml), for comparison: its c
 and bare <mrow>s are made plain first, but the patterns were written from Temml's shapes, so a few of
 its "wrong" may be another valid shape (its six failures of issue 41 are real).
 
-Then speed: per formula on the sample course's formulas and on a synthetic set of 2,000, the
-start-up of a converter, and a page's formulas in one call against one call each.
+Then speed, as CPU time of this process (V8 runs on a thread of it), the median of 5 runs, so that a
+loaded machine changes the figures less than wall time would: per formula on the sample course's
+formulas and on a synthetic set of 2,000, the start-up of a converter, and a page's formulas in one
+call against one call each.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import html
 import json
 import random
 import re
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -280,33 +283,59 @@ def synthetic(n: int = 2000) -> list[tuple[str, bool]]:
     return [(" + ".join(rng.choice(parts) for _ in range(rng.randint(2, 8))) + f" = {i}", i % 5 == 0) for i in range(n)]
 
 
+def cpu(work, repeat: int = 5) -> float:
+    """Return the median CPU seconds of `repeat` runs of `work()`."""
+    runs = []
+    for _ in range(repeat):
+        started = time.process_time()
+        work()
+        runs.append(time.process_time() - started)
+    return statistics.median(runs)
+
+
+STARTUP = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+started = time.process_time()
+from coursegen.features.math.temml import _Temml
+_Temml().convert([("x", False)])
+print(time.process_time() - started)
+"""
+
+
+def startup(repeat: int = 5) -> int:
+    """Return the median CPU milliseconds a fresh process spends on its first formula (V8 and Temml's start)."""
+    import subprocess
+
+    runs = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", STARTUP, str(REPO)], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(repeat)
+    ]
+    return round(statistics.median(runs) * 1000)
+
+
 def speed() -> dict:
     from coursegen.features.math.temml import _Temml
 
-    started = time.perf_counter()
     converter = _Temml()
-    startup = time.perf_counter() - started
-    figures = {"startup_ms": round(startup * 1000)}
+    figures: dict = {"first_converter_of_a_process_ms_cpu": startup()}
+    old = latex2mathml_converter()
     for name, formulas in (("sample_course", sample_formulas()), ("synthetic_2000", synthetic())):
         converter.convert(formulas[:50])  # warm the JIT, as a build's first pages do
-        started = time.perf_counter()
-        converter.convert(formulas)
-        batch = (time.perf_counter() - started) / len(formulas)
-        started = time.perf_counter()
-        for item in formulas[:300]:
-            converter.convert([item])
-        single = (time.perf_counter() - started) / min(300, len(formulas))
+        few = formulas[:300]
         figures[name] = {
             "formulas": len(formulas),
-            "us_per_formula_one_call": round(batch * 1e6),
-            "us_per_formula_a_call_each": round(single * 1e6),
+            "us_per_formula_one_call": round(cpu(lambda f=formulas: converter.convert(f)) / len(formulas) * 1e6),
+            "us_per_formula_a_call_each": round(
+                cpu(lambda f=few: [converter.convert([item]) for item in f]) / len(few) * 1e6
+            ),
         }
-    old = latex2mathml_converter()
-    if old is not None:
-        for name, formulas in (("sample_course", sample_formulas()), ("synthetic_2000", synthetic())):
-            started = time.perf_counter()
-            old(formulas)
-            figures[name]["latex2mathml_us_per_formula"] = round((time.perf_counter() - started) / len(formulas) * 1e6)
+        if old is not None:
+            figures[name]["latex2mathml_us_per_formula"] = round(cpu(lambda f=formulas: old(f)) / len(formulas) * 1e6)
     return figures
 
 
