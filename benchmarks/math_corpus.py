@@ -202,12 +202,9 @@ CORPUS: list[tuple[str, bool, str | None]] = [
 
 def temml_converter():
     from coursegen.features.math.temml import convert_all, short_message
-    from coursegen.memo import Memo
-
-    memo = Memo()
 
     def convert(items):
-        return [(ok, text if ok else short_message(text)) for ok, text in convert_all(items, memo)]
+        return [(ok, text if ok else short_message(text)) for ok, text in convert_all(items)]
 
     return convert
 

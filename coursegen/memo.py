@@ -29,7 +29,6 @@ SIZES = {
     "written": PER_PAGE,  # slug or file name → incremental.WrittenPage (disk_cache.load_rendered)
     "unit list": 2,  # by what every page shares: stages/course_units.py
     "mathml": 16384,  # (LaTeX, display) → (True, MathML) or (False, Temml's message): features/math/
-    "temml": 4,  # process id → its converter, features/math/temml.py (entries a fork inherited are never used)
     "lexer": 256,
     "pygments formatter": 1,
     "pygments css": 1,

@@ -213,7 +213,7 @@ def _convert(formulas: list[dict], memo: Memo | None) -> None:
     keys = [(item["latex"], item["display"]) for item in formulas]
     known = {key: memo.peek("mathml", key) for key in keys} if memo is not None else {}
     todo = sorted({key for key in keys if known.get(key) is None})
-    for key, (ok, text) in zip(todo, convert_all(todo, memo)):
+    for key, (ok, text) in zip(todo, convert_all(todo)):
         known[key] = (ok, text if ok else short_message(text))
         if memo is not None:
             memo.put("mathml", key, known[key])

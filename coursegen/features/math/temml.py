@@ -5,9 +5,11 @@ in the wheel (tests/features/math/test_temml.py checks that it equals node_modul
 
 A V8 isolate does not survive a fork, and the parse stage forks its workers
 (coursegen/parallel.py). So the converter is made lazily, on the first formula a process
-converts, and belongs to the process that made it: the session's memo keeps it by process id, so
-a forked worker that inherited one (its parent converted formulas in an earlier build of a `serve`
-or a test run) makes its own and never touches the inherited one. The
+converts, and belongs to the process that made it, for the process's life: `_CONVERTERS` keeps it by
+process id, so a forked worker that inherited one (its parent converted formulas in an earlier build
+of a `serve` or a test run) makes its own and never touches the inherited one, not even to free it
+(freeing an isolate whose thread the fork does not have hangs or aborts the fork; a session's memo,
+which forks drop and collect, must therefore not hold it). The
 asyncio loop mini-racer wants is one we never run in a thread: mini-racer then starts no thread
 of its own, so `parallel.can_fork` (no other thread) stays true after a build with formulas, and
 each call skips the hop to another thread. Formulas are converted a page at a time, in one call:
@@ -21,8 +23,6 @@ import os
 import re
 import threading
 from importlib import resources
-
-from coursegen.memo import Memo, remembered
 
 SOURCE = "vendor/temml.min.js"
 # Temml's settings: errors are thrown (we report them at the formula's line), nothing is trusted
@@ -39,6 +39,10 @@ function coursegenConvertAll(items) {
   }));
 }
 """
+
+
+# Per process by nature (see the module's docstring): never emptied, never read by another process.
+_CONVERTERS: dict[int, _Temml] = {}
 
 
 class _Temml:
@@ -71,12 +75,15 @@ class _Temml:
             return [(ok, text) for ok, text in json.loads(self.loop.run_until_complete(run()))]
 
 
-def convert_all(items: list[tuple[str, bool]], memo: Memo | None = None) -> list[tuple[bool, str]]:
+def convert_all(items: list[tuple[str, bool]]) -> list[tuple[bool, str]]:
     """Return (True, MathML) or (False, Temml's message) for each (latex, display) item, with this
-    process's converter (kept in `memo`; None: one made for this call)."""
+    process's converter (made on its first formula)."""
     if not items:
         return []
-    return remembered(memo, "temml", os.getpid(), _Temml).convert(items)
+    pid = os.getpid()
+    if pid not in _CONVERTERS:
+        _CONVERTERS[pid] = _Temml()
+    return _CONVERTERS[pid].convert(items)
 
 
 UNDERLINE = re.compile("\u0332")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 
@@ -10,16 +11,14 @@ import pytest
 from helpers import REPO
 
 from coursegen.errors import ContentError
+from coursegen.features.math import temml
 from coursegen.features.math.temml import convert_all
-from coursegen.memo import Memo
 from coursegen.parallel import can_fork, parallel_map
 from coursegen.pipeline import BuildOptions, build_site
 
-MEMO = Memo()  # one converter for this module's formulas (a converter takes a tenth of a second to start)
-
 
 def mathml(latex: str, display: bool = False) -> str:
-    ok, text = convert_all([(latex, display)], MEMO)[0]
+    ok, text = convert_all([(latex, display)])[0]
     assert ok, text
     return text
 
@@ -181,7 +180,15 @@ def test_forked_workers_make_their_own_converter_after_the_parent_used_one():
     formulas = [f"x^{{{n}}} + f'(x)" for n in range(40)]
     expected = [mathml(latex) for latex in formulas]  # the parent's converter exists before the fork
     assert parallel_map(mathml, formulas, jobs=2) == expected
-    assert len(MEMO.table("temml")) == 1  # the workers' own stayed in theirs
+    assert list(temml._CONVERTERS) == [os.getpid()]  # the workers' own stayed in theirs
+
+
+def test_a_fork_never_frees_the_converter_it_inherited(mini_course, sample_course):
+    """A build's session, dropped, must not take the converter with it into a fork's garbage: the author-code
+    worker forked for the next build would free an isolate whose thread it has not (a hang, or SIGABRT)."""
+    put(mini_course, "$$x = 1$$")
+    second_page(mini_course)  # a session that converted a formula, then dropped
+    assert build_site(sample_course, BuildOptions(jobs=1)).outputs  # its {calc} worker is a fork of this process
 
 
 def test_an_author_code_worker_forked_after_v8_keeps_its_memory_cap_and_works(tmp_path):
