@@ -65,14 +65,39 @@ class _Temml:
             racer.eval(CONVERT_ALL)
             return racer
 
-        self.racer = self.loop.run_until_complete(start())
+        self.racer = self._run(start())
 
     def convert(self, items: list[tuple[str, bool]]) -> list[tuple[bool, str]]:
         async def run():
             return self.racer.eval("coursegenConvertAll(" + json.dumps(items) + ")")
 
         with self.lock:
-            return [(ok, text) for ok, text in json.loads(self.loop.run_until_complete(run()))]
+            return [(ok, text) for ok, text in json.loads(self._run(run()))]
+
+    def _run(self, coroutine):
+        """Run `coroutine` on our loop: here, or, where this thread already runs an event loop (a
+        notebook, Playwright's sync API), on a thread of its own that ends with the call."""
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # the usual case: no loop runs here
+            return self.loop.run_until_complete(coroutine)
+        found: list = []
+
+        def call() -> None:
+            try:
+                found.append((True, self.loop.run_until_complete(coroutine)))
+            except BaseException as err:  # noqa: BLE001 - raised again in the calling thread
+                found.append((False, err))
+
+        helper = threading.Thread(target=call)
+        helper.start()
+        helper.join()
+        ok, value = found[0]
+        if not ok:
+            raise value
+        return value
 
 
 def convert_all(items: list[tuple[str, bool]]) -> list[tuple[bool, str]]:

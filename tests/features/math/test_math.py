@@ -162,6 +162,19 @@ def test_an_equation_of_another_unit_is_linked_and_its_label_checked_as_links_ar
 # ---- the converter: packaged, per process ----------------------------------------------------
 
 
+def test_a_build_inside_a_running_event_loop_converts_its_formulas(mini_course):
+    """A notebook or Playwright's sync API runs an asyncio loop in the calling thread."""
+    import asyncio
+
+    put(mini_course, "$$f'(x)$$")
+
+    async def build() -> str:
+        return second_page(mini_course)
+
+    assert "′</mo></msup>" in asyncio.run(build())
+    assert threading.active_count() == 1  # the helper thread ended with its call
+
+
 def test_the_vendored_temml_is_the_pinned_npm_packages_file():
     vendored = REPO / "coursegen/features/math/vendor/temml.min.js"
     package = REPO / "node_modules/temml"
