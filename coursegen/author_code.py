@@ -418,6 +418,20 @@ def _innermost_course_frame(report: str, root: Path) -> str:
 # ---- the worker process -------------------------------------------------------------------
 
 
+def _reserved_by_v8() -> int:
+    """Return the address space this worker holds at its start when it is a fork of a process that ran
+    embedded V8 (the math converter, features/math/temml.py), else 0. V8 reserves about a terabyte and
+    maps hundreds of megabytes it never touches; the fork inherits them all, so there the cap is what the
+    worker may add to them, rather than a total no fork of that process could stay under."""
+    if "py_mini_racer" not in sys.modules:
+        return 0
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):  # no /proc: a system whose RLIMIT_AS the kernel does not enforce
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
 def serve_calls() -> None:
     """The worker's entry point as a fresh interpreter: its descriptors and memory cap come as arguments."""
     _serve(*(int(arg) for arg in sys.argv[1:4]))
@@ -428,7 +442,7 @@ def _serve(connection_fd: int, dump_fd: int, memory_mb: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the build, which then ends this worker
     sys.dont_write_bytecode = True  # nothing is written into the course (course_code.TextLoader reads none of it)
     gc.enable()  # a fork inherits the build's paused collector (pipeline.collector_paused)
-    cap = memory_mb * 1024 * 1024
+    cap = memory_mb * 1024 * 1024 + _reserved_by_v8()
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     connection = Connection(connection_fd)
     dump = os.fdopen(dump_fd, "w")

@@ -55,7 +55,7 @@ SITE_FILE, PAGES_FOLDER, RENDERED_FILE = "site.pickle", "pages", "rendered.pickl
 COURSE_PAGES = ("index.html", "404.html")  # the rendered pages that are not a unit's (render._course_page)
 SHARDS = 32  # files the parsed pages are spread over: an edit rewrites one of them, not all (65 MB at 2,000 lessons)
 # Libraries whose version can change a page's bytes.
-SHAPING = ("markdown-it-py", "mdit-py-plugins", "Jinja2", "MarkupSafe", "Pygments", "latex2mathml", "selectolax")
+SHAPING = ("markdown-it-py", "mdit-py-plugins", "Jinja2", "MarkupSafe", "Pygments", "selectolax")
 # Top-level names the build does not read: serve.watch's list (not imported: watchfiles would load with it).
 NEVER_READ = ("node_modules", "site", "__pycache__", CACHE_FOLDER)
 

@@ -28,8 +28,7 @@ SIZES = {
     "filled": PER_PAGE,  # slug → incremental.FilledPage
     "written": PER_PAGE,  # slug or file name → incremental.WrittenPage (disk_cache.load_rendered)
     "unit list": 2,  # by what every page shares: stages/course_units.py
-    "mathml": 4096,
-    "math problem": 4096,
+    "mathml": 16384,  # (LaTeX, display) → (True, MathML) or (False, Temml's message): features/math/
     "lexer": 256,
     "pygments formatter": 1,
     "pygments css": 1,

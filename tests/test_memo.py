@@ -79,6 +79,7 @@ def test_the_build_process_keeps_no_mutable_module_global():
             "_ACTIVE",
             "_HOOKED",
         },  # the worker's audit hook and its folders  # the worker's running cell, for plt.show()
+        "features/math/temml.py": {"_CONVERTERS"},  # a V8 isolate per process, never freed by a fork
     }
     found = []
     for file in sorted(ENGINE.rglob("*.py")):
@@ -92,8 +93,8 @@ def test_the_build_process_keeps_no_mutable_module_global():
 
 
 def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeypatch):
+    import coursegen.features.math.temml as temml
     import coursegen.stages.assets as assets
-    import coursegen.stages.parse as parse
 
     made, real_assets, converted = [], assets._theme_assets, []
     monkeypatch.setattr(assets, "_theme_assets", lambda stamps, memo: made.append(1) or real_assets(stamps, memo))
@@ -102,11 +103,15 @@ def test_a_fresh_build_cache_is_cold_and_a_kept_one_is_warm(mini_course, monkeyp
     cache, one = Session(), BuildOptions(jobs=1)  # one process: the memo counts are this one's
     first = build_site(mini_course, one, cache).outputs
     assert made == [1]  # the theme's assets were read once, though three steps asked for them
-    assert cache.memo.peek("lexer", "python") is not None and cache.memo.peek("mathml", ("x^2", "inline"))
+    assert cache.memo.peek("lexer", "python") is not None and cache.memo.peek("mathml", ("x^2", False))
     assert build_site(mini_course, one, cache).outputs == first and made == [1]  # warm: nothing read again
     assert build_site(mini_course, one, Session()).outputs == first and made == [1, 1]  # cold
     assert build_site(mini_course, one).outputs == first and made == [1, 1, 1]  # no cache: a fresh one
-    monkeypatch.setattr(parse, "_latex_to_mathml", lambda latex, **options: converted.append(latex) or "<math/>")
+    monkeypatch.setattr(
+        temml,
+        "convert_all",
+        lambda items: [converted.append(latex) or (True, "<math/>") for latex, _ in items],
+    )
     build_site(mini_course, one, Session())
     assert "x^2" in converted  # nothing of the earlier caches reached this build
 

@@ -17,6 +17,7 @@ def _listed() -> tuple:
     from coursegen.features.calc import extension as calc
     from coursegen.features.cells import extension as cells
     from coursegen.features.hosting import offline, robots
+    from coursegen.features.math import extension as math
     from coursegen.features.questions import extension as questions
     from coursegen.features.search import extension as search
     from coursegen.features.widgets import extension as widgets
@@ -29,6 +30,7 @@ def _listed() -> tuple:
             (callouts, "callouts"),
             (calc, "calc"),
             (cells, "cells"),
+            (math, "math"),  # after calc: its rule runs before the roles, which calc's install set up
             (anchors, "anchors"),
             (questions, "questions"),
             (search, "search"),

@@ -58,12 +58,12 @@ def page_context(config) -> dict:
 
 
 def add_files(course, root: Path, assets, problems) -> None:
-    """Add theme.css, math.css and each course file the theme settings name (a missing one is a problem at its key)."""
+    """Add theme.css and each course file the theme settings name (a missing one is a problem at its key);
+    math.css is the math feature's (features/math/extension.py)."""
     theme = course.config.theme if course else {}
     css = accent_css(theme)
     if css:
         assets.add(GENERATED, css.encode())
-    assets.add(math_font.STYLESHEET, math_font.stylesheet(root).encode())
     named = [(key, path) for key in ("extra_css", "extra_js") for path in theme.get(key, [])]
     named += [(key, theme[key]) for key in ("logo", "favicon") if theme.get(key)]
     for key, path in named:

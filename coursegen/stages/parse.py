@@ -106,7 +106,7 @@ class CourseParser(MarkdownIt):
     page_analysers: dict[str, Callable]  # name → analyse(html, source), see make_markdown
     container_rules: list[Callable]  # the ::: blocks' rules, tried by one rule (register_block)
     role_handlers: dict[str, Callable]  # inline roles such as {calc} (roles.register_role)
-    memo: Memo | None  # the session's: lexers, formulas and math checks repeat across pages and builds
+    memo: Memo | None  # the session's: lexers and formulas repeat across pages and builds
 
 
 def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
@@ -116,19 +116,13 @@ def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
     def highlight(code: str, lang: str, attrs) -> str:
         return highlight_code(code, lang, attrs, memo)
 
-    def math(latex: str, options) -> str:
-        return render_math(latex, options, memo)
-
-    def display_math(self, tokens, idx: int, options, env) -> str:
-        return render_display_math(self, tokens, idx, options, env, memo)
-
     md = CourseParser("commonmark", {"highlight": highlight, "typographer": False}, renderer_cls=CourseRenderer)
     md.memo = memo
     md.enable(["table", "strikethrough"])
     tables.install(md)
     md.use(front_matter_plugin).use(footnote_plugin).use(deflist_plugin)
-    md.use(dollarmath_plugin, renderer=math, allow_space=False, allow_digits=False)
-    md.add_render_rule("math_block", display_math)
+    # Math's syntax; its MathML, numbers and checks are the math feature's (features/math/).
+    md.use(dollarmath_plugin, renderer=_plain_math, allow_space=False, allow_digits=False)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=heading_slug)
     md.renderer.fence_handlers = {}
     md.block_names = set()
@@ -143,7 +137,7 @@ def make_markdown(extensions=(), memo: Memo | None = None) -> CourseParser:
     md.page_analysers.update(dispatch.analysers())  # each extension's `analyse`, kept as page.derived[name]
     md.core.ruler.before("text_join", "footnote_refs", _check_footnote_refs)  # escapes are still apart then
     md.core.ruler.push("course_links", _resolve_links)
-    md.core.ruler.push("course_checks", _check_blocks_and_math)
+    md.core.ruler.push("course_checks", _check_blocks)
     return md
 
 
@@ -382,13 +376,12 @@ def highlight_code(code: str, lang: str, _attrs, memo: Memo | None = None) -> st
     return f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">{body}</code></pre>'
 
 
-# Pygments and latex2mathml are imported on first use, not with this module: each costs tens of
+# Pygments is imported on first use, not with this module: it costs tens of
 # milliseconds, which a build on two processes then pays in both at once rather than before it
-# splits, and a course without code or math never pays.
+# splits, and a course without code never pays.
 
-# The formatter, lexers and formulas are kept in the session's memo, passed down from the parser
-# (a formula or a language repeats across pages, and a formatter costs more to make than a short
-# highlight).
+# The formatter and lexers are kept in the session's memo, passed down from the parser
+# (a language repeats across pages, and a formatter costs more to make than a short highlight).
 
 
 def _formatter(memo: Memo | None):
@@ -415,35 +408,12 @@ def _lexer(lang: str, memo: Memo | None):
     return remembered(memo, "lexer", lang, find)
 
 
-def _latex_to_mathml(latex: str, **options) -> str:
-    import latex2mathml.converter
-
-    return latex2mathml.converter.convert(latex, **options)
-
-
-def render_math(latex: str, options, memo: Memo | None = None) -> str:
-    """Return MathML for a `$…$` or `$$…$$` span (display mode for the latter)."""
-    return _mathml(latex, "block" if options.get("display_mode") else "inline", memo)
+def _plain_math(latex: str, _options) -> str:
+    """Return a formula as code: what a parser without the math feature shows."""
+    return f"<code>{escapeHtml(latex)}</code>"
 
 
-def render_display_math(self, tokens, idx: int, options, env, memo: Memo | None = None) -> str:
-    """Render a `$$…$$` block as a focusable scroll box: a formula wider than a phone scrolls sideways,
-    and a keyboard can reach it to do so (as with highlighted code)."""
-    content = render_math(tokens[idx].content.strip(), {"display_mode": True}, memo)
-    return f'<div class="math block" tabindex="0">\n{content}\n</div>\n'
-
-
-def _mathml(latex: str, display: str, memo: Memo | None) -> str:
-    def convert() -> str:
-        try:
-            return _latex_to_mathml(latex, display=display)
-        except Exception:  # noqa: BLE001 - reported with its line by _check_blocks_and_math
-            return f'<code class="math-error">{escapeHtml(latex)}</code>'
-
-    return remembered(memo, "mathml", (latex, display), convert)
-
-
-# ---- core rules: links, misspelled or unclosed blocks, math -------------------------------
+# ---- core rules: links, misspelled or unclosed blocks -------------------------------
 
 
 LINKING = ("link_open", "image")
@@ -573,11 +543,10 @@ def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext)
     return url_encode(site_path)
 
 
-def _check_blocks_and_math(state) -> None:
-    """Report misspelled `:::` blocks, unclosed ones, unclosed HTML comments, and math latex2mathml cannot read."""
+def _check_blocks(state) -> None:
+    """Report misspelled `:::` blocks, unclosed ones and unclosed HTML comments."""
     env, lines = state.env, None
     problems, path = env["problems"], env["path"]
-    has_math = "$" in state.src  # every math token comes from a '$': most tokens need no look
     for index, token in enumerate(state.tokens):
         line = (token.map[0] + 1) if token.map else 1
         if token.type == "inline" and token.content.startswith(":::"):
@@ -609,27 +578,3 @@ def _check_blocks_and_math(state) -> None:
                 "HTML comment '<!--' is never closed",
                 "end it with '-->'; a browser hides everything after it, the page's end included",
             )
-        if has_math and (token.type.startswith("math_block") or (token.type == "inline" and "$" in token.content)):
-            for item in (token,) if token.type != "inline" else token.children or ():
-                if item.type.startswith("math_") and item.content.strip():
-                    _check_math(item.content.strip(), line, env, state.md.memo)
-
-
-def _check_math(latex: str, line: int, env: dict, memo: Memo | None) -> None:
-    reason = _math_problem(latex, memo)
-    if reason:
-        env["problems"].error(env["path"], line, f"cannot read math '{latex}': {reason}")
-
-
-def _math_problem(latex: str, memo: Memo | None) -> str:
-    """Return why latex2mathml cannot read `latex`, or '' when it can (kept in `memo`: formulas repeat)."""
-    return remembered(memo, "math problem", latex, lambda: _find_math_problem(latex))
-
-
-def _find_math_problem(latex: str) -> str:
-    try:
-        mathml = _latex_to_mathml(latex)
-    except Exception as err:  # noqa: BLE001 - any failure is the author's latex
-        return str(err) or type(err).__name__.replace("Error", "")
-    unknown = re.search(r">(\\[A-Za-z]+)<", mathml)
-    return f"unknown command '{unknown.group(1)}'" if unknown else ""

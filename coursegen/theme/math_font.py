@@ -30,5 +30,18 @@ def stylesheet(root: Path) -> str:
     url = hashed_name(FONT, font.read_bytes())
     return (
         f'@font-face {{ font-family: "{FAMILY}"; src: url("{url}") format("woff2"); font-display: optional; }}\n'
-        f'math {{ font-family: "{FAMILY}", math; }}\n'
+        f'math {{ font-family: "{FAMILY}", math; }}\n' + TEMML_LAYOUT
     )
+
+
+# The few rules of Temml's own stylesheet (dist/Temml-Local.css, MIT) that its MathML needs in
+# Chromium and WebKit: cell alignment in aligned/cases, italic correction of primes, over- and underlines.
+TEMML_LAYOUT = """.tml-right { text-align: right; }
+.tml-left { text-align: left; }
+.tml-sml-pad { padding-left: 0.05em; }
+.tml-med-pad { padding-left: 0.10em; }
+.tml-lrg-pad { padding-left: 0.15em; }
+.tml-overline { padding: 0.1em 0 0 0; border-top: 0.065em solid; }
+.tml-underline { padding: 0 0 0.1em 0; border-bottom: 0.065em solid; }
+menclose { position: relative; padding: 0.5ex 0ex; }
+"""

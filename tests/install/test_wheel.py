@@ -89,6 +89,10 @@ def test_the_wheel_holds_the_engine_and_its_theme_and_no_course(wheel):
         "assets/vendor/ts-fsrs.js",
     } <= theme
     assert "coursegen/authoring/skeletons/course/widgets/growth-steps/widget.py" in names
+    # Temml and its licence: the build converts math with them, with no Node on the machine
+    assert {"coursegen/features/math/vendor/temml.min.js", "coursegen/features/math/vendor/temml.LICENSE.txt"} <= set(
+        names
+    )
     engine = {
         p.relative_to(REPO).as_posix() for p in (REPO / "coursegen").rglob("*.py") if "__pycache__" not in p.parts
     }
@@ -110,6 +114,18 @@ def test_init_build_and_check_strict_in_an_empty_folder(coursegen):
     assert "Knots and hitches" in (site / "index.html").read_text()
     again = coursegen("init", check=False)
     assert again.returncode == 1 and "a course already exists here" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_the_installed_wheel_typesets_math_with_its_own_temml(coursegen):
+    """No Node, no repository: the vendored Temml inside the wheel converts the formulas."""
+    coursegen("init", "--title", "Slopes")
+    lesson = coursegen.folder / "lessons" / "01-welcome.md"
+    lesson.write_text(
+        lesson.read_text() + "\n$$f'(x) = \\lim_{h\\to 0} \\frac{f(x+h)-f(x)}{h}$$ (slope)\n\nSee {eq}`slope`.\n"
+    )
+    coursegen("build", "--strict")
+    page = (coursegen.folder / "site" / "welcome.html").read_text()
+    assert "<msup><mi>f</mi><mo" in page and '<a class="eqref" href="#eq-slope">(1.1)</a>' in page
 
 
 def test_one_partial_and_one_asset_of_the_course_override_the_installed_theme(coursegen):

@@ -238,9 +238,7 @@ def test_unknown_languages_and_options_are_errors_at_their_line(mini_course, fen
     assert problems(mini_course) == [expected]
 
 
-def test_a_tag_for_another_tool_is_a_warning_at_its_line_and_the_cell_runs_with_the_tags_it_knows(
-    mini_course, capsys
-):
+def test_a_tag_for_another_tool_is_a_warning_at_its_line_and_the_cell_runs_with_the_tags_it_knows(mini_course, capsys):
     put(mini_course, cell("print('ran')", ":tags: [hide-inptu, remove-input]\n"))
     status, _, err = run_cli(capsys, "--root", mini_course, "build")
     assert status == 0, err

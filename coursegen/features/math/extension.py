@@ -1,0 +1,292 @@
+"""Math: `$…$`, `$$…$$` and ```` ```{math} ```` fences as MathML (Temml), and numbered equations.
+
+MyST's syntax, so Jupyter Book sources work: `$$ … $$ (label)`, a ```` ```{math} ```` fence with a
+`:label:` line, or `\\label{…}` inside display math, numbers the equation per lesson ("(3.2)": the
+unit's place in course.yaml, then the equation's among the page's labelled ones); `` {eq}`label` ``
+and `\\eqref{label}` (or `\\ref{label}`, without parentheses) inside math link to it, and
+`` {eq}`03-newton.md#label` `` to one of another unit, checked by the link stage as links are.
+
+One core rule does a page's math before its roles run: it finds every formula and label, numbers
+the labelled ones, reports unknown and doubled labels, and converts the formulas Temml has not
+seen (the memo keeps each one's MathML or message) in one call (temml.py); the render rules only
+print what it stored in `token.meta`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+
+from markdown_it.common.utils import escapeHtml
+
+from coursegen.errors import Problems, did_you_mean
+from coursegen.memo import Memo
+from coursegen.model import Link
+from coursegen.stages.parse import child_lines, register_fence
+from coursegen.stages.roles import register_role
+from coursegen.theme import math_font
+from coursegen.theme.messages import say, texts
+
+FENCE = "{math}"
+LABEL_IN_MATH = re.compile(r"\\label\s*\{([^{}]*)\}")
+REF_IN_MATH = re.compile(r"\\(eqref|ref)\s*\{([^{}]*)\}")
+STYLE_ATTR = re.compile(r' style="([^"]*)"')
+DATA_STYLE = re.compile(r' data-tml-style="([^"]*)"')
+UNSAFE_IN_CSS = re.compile(r"[{}<>\\@]|/\*")
+PLACEHOLDER = re.compile(r"<mtext>@(eqref|ref)([0-9a-f]*)@</mtext>")
+OPTION = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
+LABEL_HINT = "a label is letters, digits, '-', '_', ':' or '.', e.g. (eq-newton)"
+VALID_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+
+
+def install(md) -> None:
+    """Register the math render rules, the `{math}` fence, the `{eq}` role and the rule between them."""
+    register_role(md, "eq", render_eq_role)
+    register_fence(md, FENCE, render_fence)
+    md.core.ruler.before("course_roles", "math", math_rule)
+    md.add_render_rule("math_inline", lambda self, tokens, idx, options, env: _inline(tokens[idx]))
+    md.add_render_rule("math_inline_double", lambda self, tokens, idx, options, env: _inline(tokens[idx]))
+    md.add_render_rule("math_block", lambda self, tokens, idx, options, env: _block(tokens[idx], env))
+    md.add_render_rule("math_block_label", lambda self, tokens, idx, options, env: _block(tokens[idx], env))
+
+
+def prepare(root: Path, config, problems: Problems) -> dict:
+    """Return each unit's number by slug: the first part of its equations' numbers."""
+    units = config.units if config is not None else ()
+    return {"numbers": {unit.slug: number for number, unit in enumerate(units, 1) if unit.slug}}
+
+
+def equation_id(label: str) -> str:
+    """Return the element id of the equation labelled `label` (prefixed: labels and headings never clash)."""
+    return "eq-" + label
+
+
+# ---- the core rule -----------------------------------------------------------------------
+
+
+def math_rule(state) -> None:
+    """Number, check and convert every formula of the page (see the module's docstring)."""
+    src = state.src
+    if "$" not in src and FENCE not in src and "{eq}" not in src:
+        return
+    env = state.env
+    formulas = list(_formulas(state.tokens))
+    labels = _number(formulas, env)
+    env["math_labels"] = labels
+    for item in formulas:
+        item["latex"] = _with_references(item, labels, env)
+    _convert(formulas, env["ctx"].memo if env.get("ctx") is not None else None)
+    for item in formulas:
+        ok, text = item["result"]
+        token = item["token"]
+        if not ok:
+            env["problems"].error(env["path"], item["line"], f"cannot read math '{item['shown']}': {text}")
+            token.meta["math"] = {"html": f'<code class="math-error">{escapeHtml(item["shown"])}</code>'}
+            continue
+        html = PLACEHOLDER.sub(lambda m: _reference_in_math(m, labels), STYLE_ATTR.sub(_style_as_data, text))
+        token.meta["math"] = {"html": html, "label": item.get("label"), "number": item.get("number")}
+
+
+def _formulas(tokens):
+    """Yield a dict per formula: its token, line, LaTeX and whether it is displayed."""
+    for block in tokens:
+        if block.type in ("math_block", "math_block_label"):
+            line = block.map[0] + 1 if block.map else 1
+            label = block.info.strip() if block.type == "math_block_label" else None
+            yield {"token": block, "line": line, "latex": block.content.strip(), "display": True, "label": label}
+        elif block.type == "fence" and block.info.strip().split(maxsplit=1)[:1] == [FENCE]:
+            yield _fence_formula(block)
+        elif block.type == "inline" and "$" in block.content:
+            for token, line in child_lines(block):
+                if token.type.startswith("math_inline"):
+                    display = token.type == "math_inline_double"
+                    yield {"token": token, "line": line, "latex": token.content.strip(), "display": display}
+
+
+def _fence_formula(block) -> dict:
+    """Return a ```` ```{math} ```` fence's formula: its `:label:` (and other option lines) taken off the top."""
+    line = block.map[0] + 1 if block.map else 1
+    lines = block.content.split("\n")
+    options: dict[str, tuple[str, int]] = {}
+    while lines and (found := OPTION.match(lines[0].strip())):
+        options[found.group(1)] = (found.group(2).strip(), line + 1 + len(options))
+        lines.pop(0)
+    item = {"token": block, "line": line, "latex": "\n".join(lines).strip(), "display": True, "options": options}
+    if "label" in options:
+        item["label"] = options["label"][0]
+    return item
+
+
+def _number(formulas: list[dict], env: dict) -> dict[str, tuple[str, int]]:
+    """Give each labelled display formula its number; return label → (number, line). Reports labels
+    that are doubled, malformed, or where no number can go (inline math, two in one formula)."""
+    problems, path = env["problems"], env["path"]
+    ctx = env.get("ctx")
+    unit = ctx.extra.get("math", {}).get("numbers", {}).get(env["source"].slug) if ctx is not None else None
+    labels: dict[str, tuple[str, int]] = {}
+    count = 0
+    for item in formulas:
+        for key, (_, line) in item.get("options", {}).items():
+            if key != "label":
+                problems.error(path, line, f"unknown option ':{key}:' of a {{math}} fence", "the one option is :label:")
+        inner = LABEL_IN_MATH.findall(item["latex"])
+        item["shown"] = item["latex"]
+        item["latex"] = LABEL_IN_MATH.sub("", item["latex"]).strip()
+        if inner and not item["display"]:
+            problems.error(path, item["line"], f"'\\label{{{inner[0]}}}' in inline math", "label display math: $$ … $$")
+            continue
+        found = ([item["label"]] if item.get("label") else []) + inner
+        if len(found) > 1:
+            problems.error(path, item["line"], f"one equation with two labels: {', '.join(found)}", "keep one")
+        if not found:
+            continue
+        label = found[0]
+        if not VALID_LABEL.match(label):
+            problems.error(path, item["line"], f"equation label '{label}' is not a valid name", LABEL_HINT)
+            continue
+        if label in labels:
+            first = labels[label][1]
+            problems.error(path, first, f"equation label '{label}' is defined twice (again at line {item['line']})")
+            problems.error(path, item["line"], f"equation label '{label}' is defined twice (first at line {first})")
+            continue
+        count += 1
+        item["label"], item["number"] = label, f"{unit}.{count}" if unit else str(count)
+        labels[label] = (item["number"], item["line"])
+    return labels
+
+
+def _with_references(item: dict, labels: dict, env: dict) -> str:
+    """Return the formula's LaTeX with each `\\eqref{x}`/`\\ref{x}` as a placeholder Temml passes through
+    (the label in hex, so the memo's key does not depend on the equation's number)."""
+
+    def placeholder(match) -> str:
+        kind, label = match.group(1), match.group(2).strip()
+        if label not in labels:
+            env["problems"].error(
+                env["path"],
+                item["line"],
+                f"'\\{kind}{{{label}}}' names no equation of this page",
+                did_you_mean(label, labels) or "label the equation: $$ … $$ (label)",
+            )
+        return "\\text{@" + kind + label.encode().hex() + "@}"
+
+    return REF_IN_MATH.sub(placeholder, item["latex"])
+
+
+def _style_as_data(match) -> str:
+    """Temml's style attribute as a data attribute that math.css styles (see add_files): the pages'
+    Content-Security-Policy (style-src 'self') blocks style attributes, and \\boxed's border is one."""
+    return f' data-tml-style="{match.group(1)}"'
+
+
+def analyse(html: str, source=None) -> tuple[str, ...]:
+    """Return the distinct Temml styles the page's formulas use (kept with the page: see add_files)."""
+    return tuple(sorted(set(DATA_STYLE.findall(html)))) if "data-tml-style" in html else ()
+
+
+def add_files(course, root: Path, assets, problems) -> None:
+    """Add math.css: the math font's rules, Temml's layout rules and a rule per style the formulas use."""
+    styles = sorted(
+        {style for unit in (course.written if course else ()) for style in unit.page.derived.get("math", ())}
+    )
+    rules = [
+        f'[data-tml-style="{style}"] {{ {style} }}\n'
+        for style in styles
+        if not UNSAFE_IN_CSS.search(style)  # Temml writes only declarations; anything else stays out of the sheet
+    ]
+    assets.add(math_font.STYLESHEET, (math_font.stylesheet(root) + "".join(rules)).encode())
+
+
+def _reference_in_math(match, labels: dict) -> str:
+    """Return the link for a placeholder: HTML inside <mtext>, where the HTML parser makes it a real link."""
+    kind, label = match.group(1), bytes.fromhex(match.group(2)).decode()
+    number = labels.get(label, ("?", 0))[0]
+    text = f"({number})" if kind == "eqref" else number
+    return f'<mtext><a class="eqref" href="#{escapeHtml(equation_id(label))}">{text}</a></mtext>'
+
+
+def _convert(formulas: list[dict], memo: Memo | None) -> None:
+    """Set each formula's `result`: from the memo, or from one call to Temml for all the others."""
+    from coursegen.features.math.temml import convert_all, short_message
+
+    keys = [(item["latex"], item["display"]) for item in formulas]
+    known = {key: memo.peek("mathml", key) for key in keys} if memo is not None else {}
+    todo = sorted({key for key in keys if known.get(key) is None})
+    for key, (ok, text) in zip(todo, convert_all(todo)):
+        known[key] = (ok, text if ok else short_message(text))
+        if memo is not None:
+            memo.put("mathml", key, known[key])
+    for item, key in zip(formulas, keys):
+        item["result"] = known[key] if item["latex"] else (True, "")
+
+
+# ---- rendering -----------------------------------------------------------------------------
+
+
+def _inline(token) -> str:
+    return f'<span class="math inline">{token.meta.get("math", {}).get("html", "")}</span>'
+
+
+def _block(token, env: dict | None = None) -> str:
+    """A display formula: a focusable box that scrolls sideways when wider than a phone; a numbered one
+    carries its id and its number at the right, which a reference's link text repeats."""
+    math = token.meta.get("math", {})
+    if not math.get("number"):
+        return f'<div class="math block" tabindex="0">\n{math.get("html", "")}\n</div>\n'
+    label, number = math["label"], math["number"]
+    name = say(texts(env or {}), "math.equation", number=number)  # what a screen reader calls the box
+    return (
+        f'<div class="math block numbered" id="{escapeHtml(equation_id(label))}" tabindex="0" role="group" '
+        f'aria-label="{escapeHtml(name)}">\n{math["html"]}\n<span class="eq-number">({number})</span>\n</div>\n'
+    )
+
+
+def render_fence(token, env) -> str:
+    return _block(token, env)
+
+
+def render_eq_role(token, env: dict, line: int) -> str:
+    """`` {eq}`label` ``: "(3.2)" linked to the equation; `` {eq}`03-newton.md#label` ``: to another unit's."""
+    target = token.content.strip()
+    problems, path, col = env["problems"], env["path"], token.meta.get("col", 0)
+    if "#" in target:
+        return _eq_elsewhere(target, env, line, col)
+    labels = env.get("math_labels", {})
+    if target not in labels:
+        problems.error(
+            path,
+            line,
+            f"{{eq}} '{target}' names no equation of this page",
+            did_you_mean(target, labels)
+            or "label the equation: $$ … $$ (label), or name another page's: 03-x.md#label",
+            col=col,
+        )
+        return f"<code>{escapeHtml(target)}</code>"
+    number = labels[target][0]
+    return f'<a class="eqref" href="#{escapeHtml(equation_id(target))}">({number})</a>'
+
+
+def _eq_elsewhere(target: str, env: dict, line: int, col: int) -> str:
+    """Link to another unit's equation: the unit's source checked here, the label by the link stage
+    (it checks every link's anchor against the target page's ids, with a did-you-mean)."""
+    ctx = env["ctx"]
+    file, _, label = target.partition("#")
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(env["path"]), file))
+    slug = ctx.slug_by_path.get(path)
+    if slug is None:
+        env["problems"].error(
+            env["path"],
+            line,
+            f"{{eq}} '{target}': no source file '{path}'",
+            did_you_mean(file, [posixpath.relpath(p, posixpath.dirname(env["path"]) or ".") for p in ctx.slug_by_path])
+            or "name a lesson's .md file, then '#' and the label",
+            col=col,
+        )
+        return f"<code>{escapeHtml(target)}</code>"
+    env["links"].append(Link(slug, equation_id(label), line))
+    unit = ctx.extra.get("math", {}).get("numbers", {}).get(slug)
+    # The other page's numbers are not known while this one is parsed (pages parse apart): the text
+    # names the label and the unit.
+    text = say(texts(env), "math.other_unit", label=label, unit=unit) if unit else f"({label})"
+    return f'<a class="eqref" href="{escapeHtml(slug)}.html#{escapeHtml(equation_id(label))}">{escapeHtml(text)}</a>'
