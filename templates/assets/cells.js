@@ -8,25 +8,9 @@
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
 import { PythonClient } from "coursegen/python-client.js";
+import { failureText, reasonDisclosure, showReason, technicalReason } from "coursegen/python-failure.js";
 
 const RUN_LIMIT_MS = 60000;  // a boot stage's or a run's time; the runtime data may set timeoutMs (tests do)
-const SUBJECT = {
-  runtime: () => t("live.the_runtime"),
-  package: (config, label) => t("live.the_package", { package: label }),
-  course: (config) => t("live.the_course_package", { module: config.module }),
-};
-const CAUSE_TEXT = { missing: "live.cause_missing", http: "live.cause_http", integrity: "live.cause_integrity",
-  unreachable: "live.cause_unreachable", python: "live.cause_python" };
-
-/** One sentence saying why live Python failed, as widgets say it. */
-function failureText(error, config) {
-  if (error.stage === "run") return t("live.raised", { error: error.message });
-  if (error.stage === "worker") return t("live.worker_failed");
-  const subject = SUBJECT[error.during || error.stage]?.(config, error.label) ?? t("live.the_runtime");
-  if (error.stage === "timeout") return error.during ? t("live.too_long_to_load", { subject }) : t("live.too_long_to_answer");
-  return t(CAUSE_TEXT[error.cause] ?? CAUSE_TEXT.python, { subject });
-}
-
 /** The HTML of one output, as coursegen/features/cells/output.py writes it. */
 function outputNode([kind, text, cut]) {
   // Markup made by the harness (matplotlib's SVG, a value's _repr_html_): the same the build bakes.
@@ -86,7 +70,8 @@ function enhanceOne(cell, { config, python, codes, store, key }) {
   };
   const editButton = h("button", { type: "button", class: "code-cell-edit" }, t("cell.edit"));
   editButton.addEventListener("click", () => { editButton.hidden = true; edit(); });
-  input.append(h("div", { class: "code-cell-buttons" }, editButton, run, reset), status);
+  const reason = reasonDisclosure();  // the technical reason, on request, as widgets and exercises give it
+  input.append(h("div", { class: "code-cell-buttons" }, editButton, run, reset), status, reason);
   box.addEventListener("input", () => {
     codes[index] = box.value;
     if (box.value === baked) store.clear(key); else store.update(key, { code: box.value });
@@ -104,6 +89,7 @@ function enhanceOne(cell, { config, python, codes, store, key }) {
     output.replaceChildren(...bakedNodes);
     output.hidden = !bakedOutput;
     status.textContent = "";
+    reason.hidden = true;
   });
   run.addEventListener("click", async () => {
     if (config.missing) {
@@ -120,6 +106,7 @@ function enhanceOne(cell, { config, python, codes, store, key }) {
       status.textContent = result.error ? t("live.raised", { error: result.error }) : t("live.showing_live");
     } catch (error) {
       status.textContent = t("live.unavailable_baked", { reason: failureText(error, config.runtime) });
+      showReason(reason, technicalReason(error, config.runtime), "code cell");
     } finally {
       run.disabled = false;
     }
