@@ -35,7 +35,7 @@ from coursegen.theme import files as theme
 from coursegen.theme import messages
 
 FENCE = "widget"
-UNSTYLED = "unstyled widgets"  # the page analysis (page.derived) naming widgets without a style.css
+UNSTYLED = "unstyled_widgets"  # the page analysis (page.derived) naming widgets without a style.css
 UNSTYLED_FIGURE = re.compile(r'<figure class="widget [^"]*" id="[^"]*" data-widget="([^"]+)"[^>]*\sdata-unstyled')
 NAME = "widgets"  # this extension's name (coursegen.features.built_in): its own prepare data in ctx.extra
 
