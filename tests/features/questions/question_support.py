@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from coursegen.errors import Problems
+from coursegen.extensions import ModuleExtension
 from coursegen.features import callouts as blocks
+from coursegen.features.math import extension as math
 from coursegen.features.questions import extension as questions
 from coursegen.model import Source
 from coursegen.stages.parse import ParseContext, make_markdown
 
-MD = make_markdown((blocks, questions))
+MD = make_markdown((blocks, ModuleExtension(math, "math"), questions))  # math: questions may hold formulas
 SLUGS = {"lessons/01-yeast.md": "yeast", "lessons/02-gluten.md": "gluten", "reviews/03-check.md": "check"}
 NUMBERS = {"yeast": 1, "gluten": 2, "check": 3}
 
