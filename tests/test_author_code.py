@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import os
 import runpy
+import signal
 import subprocess
 import sys
 import time
@@ -18,7 +19,9 @@ from coursegen.author_code import AuthorCode, AuthorCodeStopped, Limits
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import Session
 
-FAST = Limits(seconds=0.5)
+FAST = Limits(seconds=0.5)  # for the tests of the time limit, each after a ROOMY call has started the worker
+ROOMY = Limits(seconds=600)  # for the rest: a fresh worker's start (an interpreter, imports) takes what load makes it
+HANG_GUARD = 600  # seconds a wait may take before the test calls it a hang: never a measure of speed
 
 
 RUNTIME: list[AuthorCode] = []  # the one the running test uses (how_started makes it)
@@ -36,11 +39,11 @@ def worker_pid() -> int:
 
 @pytest.mark.usefixtures("how_started")
 def test_a_call_returns_its_value_from_another_process(tmp_path):
-    assert call(FAST, tmp_path, builtins.eval, "6 * 7") == 42
+    assert call(ROOMY, tmp_path, builtins.eval, "6 * 7") == 42
     assert worker_pid() != os.getpid()
-    assert call(FAST, tmp_path, builtins.eval, "__import__('os').getppid()") == os.getpid()
+    assert call(ROOMY, tmp_path, builtins.eval, "__import__('os').getppid()") == os.getpid()
     first = worker_pid()
-    assert [call(FAST, tmp_path, builtins.eval, str(n)) for n in range(5)] == list(range(5))
+    assert [call(ROOMY, tmp_path, builtins.eval, str(n)) for n in range(5)] == list(range(5))
     assert worker_pid() == first  # one long-lived worker serves every call
 
 
@@ -59,25 +62,28 @@ def test_a_call_out_of_time_is_stopped_where_it_was_and_the_worker_replaced(tmp_
     spin = tmp_path / "widgets" / "spin" / "widget.py"
     spin.parent.mkdir(parents=True)
     spin.write_text("x = 0\nwhile True:\n    x += 1\n")
-    call(FAST, tmp_path, builtins.eval, "1")
+    call(ROOMY, tmp_path, builtins.eval, "1")  # the worker runs: only the call itself is timed
     before = worker_pid()
-    started = time.perf_counter()
     with pytest.raises(AuthorCodeStopped) as stopped:
         call(FAST, tmp_path, runpy.run_path, str(spin))
-    assert time.perf_counter() - started < FAST.seconds + author_code.GRACE + 1
     assert stopped.value.timed_out and stopped.value.message == "did not finish within 0.5 s"
     assert stopped.value.where in ("widgets/spin/widget.py line 2", "widgets/spin/widget.py line 3")
-    assert call(FAST, tmp_path, builtins.eval, "2 + 2") == 4  # a fresh worker answers
+    assert call(ROOMY, tmp_path, builtins.eval, "2 + 2") == 4  # a fresh worker answers
     assert worker_pid() != before
 
 
 @pytest.mark.usefixtures("how_started")
 def test_a_call_stuck_inside_c_code_is_stopped_too(tmp_path):
-    started = time.perf_counter()
+    """The worker's own watchdog stops it inside C code: its report names the course's line (the build's
+    fallback, ending a worker that did not answer, has no report). No wall clock: that measures the machine."""
+    stuck = tmp_path / "widgets" / "digits" / "widget.py"
+    stuck.parent.mkdir(parents=True)
+    stuck.write_text("import math\nmath.factorial(10**9)\n")
+    call(ROOMY, tmp_path, builtins.eval, "1")  # the worker runs: only the call itself is timed
     with pytest.raises(AuthorCodeStopped) as stopped:
-        call(FAST, tmp_path, builtins.exec, "import math; math.factorial(10**9)")
-    assert stopped.value.timed_out
-    assert time.perf_counter() - started < FAST.seconds + author_code.GRACE + 1
+        call(FAST, tmp_path, runpy.run_path, str(stuck))
+    assert stopped.value.timed_out and stopped.value.message == "did not finish within 0.5 s"
+    assert stopped.value.where == "widgets/digits/widget.py line 2"
 
 
 @pytest.mark.usefixtures("how_started")
@@ -91,8 +97,8 @@ def test_memory_beyond_the_cap_fails_in_the_worker_not_the_build(tmp_path):
 @pytest.mark.usefixtures("how_started")
 def test_system_exit_in_a_call_never_ends_the_build(tmp_path):
     with pytest.raises(RuntimeError, match="SystemExit: 0"):
-        call(FAST, tmp_path, builtins.exec, "import sys; sys.exit(0)")
-    assert call(FAST, tmp_path, builtins.eval, "1 + 1") == 2
+        call(ROOMY, tmp_path, builtins.exec, "import sys; sys.exit(0)")
+    assert call(ROOMY, tmp_path, builtins.eval, "1 + 1") == 2
 
 
 def running(pid: int) -> bool:
@@ -104,27 +110,34 @@ def running(pid: int) -> bool:
 
 
 def gone_soon(pid: int) -> bool:
-    deadline = time.monotonic() + 5
+    """Return whether `pid` ends before HANG_GUARD seconds pass (far less than the hour its own sleep lasts,
+    so only being ended counts); one still running then is ended here, and the test fails."""
+    deadline = time.monotonic() + HANG_GUARD
     while running(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
-    return not running(pid)
+    if running(pid):
+        os.kill(pid, signal.SIGKILL)
+        return False
+    return True
 
 
 START_CHILDREN = (
     "import os, subprocess\n"
-    "started = [subprocess.Popen(['sleep', '60']).pid]\n"
+    "started = [subprocess.Popen(['sleep', '3600']).pid]\n"
     "forked = os.fork()\n"
     "if forked == 0:\n"
-    "    import time; time.sleep(60); os._exit(0)\n"
+    "    import time; time.sleep(3600); os._exit(0)\n"
     "started.append(forked)\n"
 )
 
 
 @pytest.mark.usefixtures("how_started")
 def test_processes_the_course_code_starts_end_with_its_worker(tmp_path):
-    namespace_pids = call(FAST, tmp_path, builtins.exec, START_CHILDREN + "import builtins; builtins.STARTED = started")
+    namespace_pids = call(
+        ROOMY, tmp_path, builtins.exec, START_CHILDREN + "import builtins; builtins.STARTED = started"
+    )
     assert namespace_pids is None
-    started = call(FAST, tmp_path, builtins.eval, "__import__('builtins').STARTED")
+    started = call(ROOMY, tmp_path, builtins.eval, "__import__('builtins').STARTED")
     assert len(started) == 2 and all(running(pid) for pid in started)
     RUNTIME[0].close()
     assert all(gone_soon(pid) for pid in started)
@@ -132,10 +145,13 @@ def test_processes_the_course_code_starts_end_with_its_worker(tmp_path):
 
 @pytest.mark.usefixtures("how_started")
 def test_a_worker_out_of_time_takes_the_processes_it_started_with_it(tmp_path):
-    code = START_CHILDREN + "open(" + repr(str(tmp_path / "pids")) + ", 'w').write(repr(started))\nwhile True: pass\n"
+    # The children start in a call of their own, under no tight limit (starting processes takes what load makes
+    # it); then a call of the same worker runs out of time.
+    call(ROOMY, tmp_path, builtins.exec, START_CHILDREN + "import builtins; builtins.STARTED = started")
+    started = call(ROOMY, tmp_path, builtins.eval, "__import__('builtins').STARTED")
+    assert len(started) == 2 and all(running(pid) for pid in started)
     with pytest.raises(AuthorCodeStopped):
-        call(FAST, tmp_path, builtins.exec, code)
-    started = eval((tmp_path / "pids").read_text())
+        call(FAST, tmp_path, builtins.exec, "while True: pass\n")
     assert all(gone_soon(pid) for pid in started)
 
 
@@ -158,23 +174,23 @@ def test_nothing_the_course_code_started_outlives_the_build_command(mini_course)
 @pytest.mark.usefixtures("how_started")
 def test_a_worker_that_dies_is_reported_and_replaced(tmp_path):
     with pytest.raises(AuthorCodeStopped) as stopped:
-        call(FAST, tmp_path, builtins.exec, "import os; os._exit(3)")
+        call(ROOMY, tmp_path, builtins.exec, "import os; os._exit(3)")
     assert not stopped.value.timed_out and "exit status 3" in stopped.value.message
-    assert call(FAST, tmp_path, builtins.eval, "3") == 3
+    assert call(ROOMY, tmp_path, builtins.eval, "3") == 3
 
 
 @pytest.mark.usefixtures("how_started")
 def test_results_stream_back_in_order_and_stop_at_the_first_failure(tmp_path):
-    results = RUNTIME[0].call_each(FAST, tmp_path, builtins.eval, [("1",), ("1/0",), ("3",)])
+    results = RUNTIME[0].call_each(ROOMY, tmp_path, builtins.eval, [("1",), ("1/0",), ("3",)])
     assert next(results) == 1
     with pytest.raises(ZeroDivisionError):
         next(results)
-    assert call(FAST, tmp_path, builtins.eval, "4") == 4  # the failed request does not confuse the next
+    assert call(ROOMY, tmp_path, builtins.eval, "4") == 4  # the failed request does not confuse the next
     before = worker_pid()
-    unread = RUNTIME[0].call_each(FAST, tmp_path, builtins.eval, [("5",)] * 3)
+    unread = RUNTIME[0].call_each(ROOMY, tmp_path, builtins.eval, [("5",)] * 3)
     assert next(unread) == 5
     unread.close()  # its other answers are never read: the next call gets a fresh worker
-    assert call(FAST, tmp_path, builtins.eval, "6") == 6
+    assert call(ROOMY, tmp_path, builtins.eval, "6") == 6
     assert worker_pid() != before
 
 
@@ -195,7 +211,7 @@ def test_a_huge_int_range_is_counted_not_listed(mini_course, capsys):
     started = time.perf_counter()
     status, _, err = run_cli(capsys, "--root", mini_course, "build")
     assert status == 0, err
-    assert time.perf_counter() - started < 20
+    assert time.perf_counter() - started < HANG_GUARD  # listing 2**31 values would take longer, or all memory
     html = (mini_course / "site" / "second.html").read_text()
     assert 'type="number" id="widget-kda-chunkwise-seed" name="seed" min="0" max="2147483647"' in html
 

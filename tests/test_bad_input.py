@@ -5,16 +5,25 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-import time
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, read_yaml, run_cli
+from helpers import FIXTURES, read_yaml, run_cli, without_time_limit
 
 from coursegen.cli import main as cli_main
 
 CASES = read_yaml((FIXTURES / "bad" / "cases.yaml").read_text())
-TIME_BOUND = 30  # seconds: generous, so not a timing test, but a build that hangs fails instead of blocking
+HANG_GUARD = 600  # seconds: only stops a hang; a bad input's build takes a few seconds, or many more at load 8
+
+
+def about_the_time_limit(case: dict) -> bool:
+    """Return True when a case is about course.yaml's `limits: {seconds: 2}` (it expects a stop at 2 s, or edits the
+    limit itself). Every other case gets the largest limit: the kernels' import (numpy) runs under the same limit,
+    and on a busy machine it alone can take more than 2 s, which would fail a case about something else."""
+    edits = [case, *case.get("also", [])]
+    return "within 2 s" in case["expect"] or any(
+        "seconds:" in old for edit in edits for old, _ in edit.get("replace", [])
+    )
 
 
 def apply_case(root: Path, case: dict) -> None:
@@ -57,7 +66,7 @@ def make_entry(target: Path, kind: str, link_to: str) -> None:
 
 
 def run_bounded(capsys, *args) -> tuple[int, str, str]:
-    """Run the CLI like run_cli, but in a thread given TIME_BOUND seconds: a hang fails the test."""
+    """Run the CLI like run_cli, but in a thread given HANG_GUARD seconds: a hang fails the test."""
     outcome = {}
 
     def run():
@@ -69,11 +78,9 @@ def run_bounded(capsys, *args) -> tuple[int, str, str]:
             outcome["error"] = err
 
     worker = threading.Thread(target=run, daemon=True)
-    started = time.monotonic()
     worker.start()
-    worker.join(TIME_BOUND)
-    assert not worker.is_alive(), f"the build did not finish within {TIME_BOUND} s"
-    assert time.monotonic() - started < TIME_BOUND
+    worker.join(HANG_GUARD)
+    assert not worker.is_alive(), f"the build did not finish within {HANG_GUARD} s"
     if "error" in outcome:
         raise outcome["error"]
     captured = capsys.readouterr()
@@ -82,6 +89,8 @@ def run_bounded(capsys, *args) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_bad_input_is_reported_at_its_line_and_leaves_site_untouched(case, mini_course, capsys, monkeypatch):
+    if not about_the_time_limit(case):
+        without_time_limit(mini_course)
     assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
     before = {p: p.read_bytes() for p in (mini_course / "site").rglob("*") if p.is_file()}
     apply_case(mini_course, case)

@@ -24,7 +24,7 @@ def test_a_saved_notebook_is_rebuilt_and_a_broken_cell_is_placed_in_the_overlay(
         as_notebook(mini_course, [front, new_markdown_cell("## Details\n\nWords saved from Jupyter.")])
         edited = events.next_after(first["serial"])
         assert edited["type"] == "built" and "second.html" in edited["changed"]
-        page = urllib.request.urlopen(server.url + "second.html", timeout=10).read().decode()
+        page = urllib.request.urlopen(server.url + "second.html", timeout=600).read().decode()
         assert "Words saved from Jupyter." in page
         as_notebook(mini_course, [front, new_markdown_cell("## Details\n\n::: cavaet\nOops.\n:::")])
         broken = events.next_after(edited["serial"])
