@@ -53,10 +53,13 @@ if TYPE_CHECKING:  # errors imports nothing of ours, but the worker process need
     from coursegen.errors import Problems
 
 DEFAULT_SECONDS = 10.0
+# Importing the course's package (numpy, ml_dtypes, …) has a limit of its own: on a busy machine it can take
+# longer than a call is allowed, and a course must not fail for the machine's load.
+DEFAULT_IMPORT_SECONDS = 120.0
 DEFAULT_MEMORY_MB = 4096
 SEND_EVERY = 0.02  # seconds: the worker sends the results it has at least this often (fewer, larger messages)
 GRACE = 2.0  # seconds the build waits beyond the limit for the worker's own watchdog to report
-LIMITS_KEYS = {"seconds": object, "memory_mb": object}
+LIMITS_KEYS = {"seconds": object, "import_seconds": object, "memory_mb": object}
 MIN_MEMORY_MB = 256  # below this the worker cannot even import numpy
 MAX_MEMORY_MB = 1 << 20  # 1 TiB: a cap above any machine's memory caps nothing (and far above, the OS refuses it)
 MIN_SECONDS = 0.1  # below this not even the worker's start and the kernels' import finish: every page would fail
@@ -66,10 +69,12 @@ FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in ')
 
 @dataclass(frozen=True)
 class Limits:
-    """What one call of author code may use: seconds of time, MiB of address space."""
+    """What one call of author code may use: seconds of time, MiB of address space; and the time the
+    worker's setup (importing the course's package) may take, counted apart from every call."""
 
     seconds: float = DEFAULT_SECONDS
     memory_mb: int = DEFAULT_MEMORY_MB
+    import_seconds: float = DEFAULT_IMPORT_SECONDS
 
 
 class AuthorCodeStopped(Exception):
@@ -135,10 +140,10 @@ class AuthorCode:
         try:
             if setup is not None and setup not in worker.done:
                 if worker.pending != setup:
-                    worker.send(limits.seconds, root, setup[0], [setup[1]])
+                    worker.send(limits.import_seconds, root, setup[0], [setup[1]])
                 worker.pending = None
                 try:
-                    next(worker.answers(limits.seconds, root, 1))
+                    next(worker.answers(limits.import_seconds, root, 1))
                 except Exception as err:
                     self.memo.put("setup failure", setup, err)  # its arguments change when its inputs do
                     raise SetupFailed(err) from err
@@ -156,7 +161,7 @@ class AuthorCode:
         and the first call (which waits for the setup's answer) finds the worker ready."""
         worker = self._worker(limits)
         if setup not in worker.done and worker.pending is None:
-            worker.send(limits.seconds, root, setup[0], [setup[1]])
+            worker.send(limits.import_seconds, root, setup[0], [setup[1]])
             worker.pending = setup
 
     def worker_pid(self) -> int | None:
@@ -205,7 +210,21 @@ def parse_limits(data, path: str, problems: Problems) -> Limits:
             f"it caps the memory of the course's Python; the default is {DEFAULT_MEMORY_MB}",
         )
         memory = Limits.memory_mb
-    return Limits(float(seconds), memory)
+    importing = good.get("import_seconds", Limits.import_seconds)
+    if (
+        isinstance(importing, bool)
+        or not isinstance(importing, (int, float))
+        or not MIN_SECONDS <= importing <= MAX_SECONDS
+    ):
+        problems.error(
+            path,
+            good.line_of("import_seconds"),
+            f"limits: import_seconds must be a number of seconds from {MIN_SECONDS:g} to {MAX_SECONDS}, "
+            f"found {importing!r}",
+            f"it is the time importing the course's package may take; the default is {DEFAULT_IMPORT_SECONDS:g}",
+        )
+        importing = Limits.import_seconds
+    return Limits(float(seconds), memory, float(importing))
 
 
 def shown_limit(seconds: float) -> str:

@@ -25,6 +25,7 @@ from coursegen.author_code import AuthorCodeStopped, Limits
 from coursegen.extras import missing_module_hint
 
 LIMIT_HINT = "each call of the course's Python may run for `limits: {seconds: …}` of course.yaml (default 10)"
+IMPORT_HINT = "importing the course's package may take `limits: {import_seconds: …}` of course.yaml (default 120)"
 
 
 class CalcError(ValueError):
@@ -91,7 +92,8 @@ class CourseCode:
         except author_code.SetupFailed as failed:
             err = failed.error
             if isinstance(err, AuthorCodeStopped):
-                err = CalcError(f"{folder.name}/ cannot be imported: it {err.located()}", LIMIT_HINT)
+                hint = IMPORT_HINT if err.timed_out else LIMIT_HINT
+                err = CalcError(f"{folder.name}/ cannot be imported: it {err.located()}", hint)
             elif not isinstance(err, CalcError):
                 raise err from failed  # a bug: keep its traceback (and the worker's, its cause)
             raise err from None

@@ -240,3 +240,20 @@ def test_the_pool_worker_of_a_large_build_starts_its_own_worker(mini_course, tmp
     assert both == one
     assert len(set(starts.read_text().split())) == 2  # this process's worker, and the fork's own
     assert ">17</span>" in both["extra-4.html"].decode()
+
+
+@pytest.mark.usefixtures("how_started")
+def test_the_setup_has_its_own_limit_and_calls_are_timed_without_it(tmp_path):
+    """Importing the course's package (a setup) may take longer than one call is allowed: on a loaded machine
+    numpy's import alone can outlast `limits.seconds`. The setup sleeps past the call limit, so it fails on a
+    build that times it with that limit, however fast the machine; its own limit is roomy."""
+    slow_import = Limits(seconds=0.5, import_seconds=600)
+    setup = (time.sleep, (1.0,))
+    assert call(slow_import, tmp_path, builtins.eval, "6 * 7", setup=setup) == 42
+    with pytest.raises(AuthorCodeStopped) as stopped:  # the call itself keeps the per-call limit
+        call(slow_import, tmp_path, time.sleep, 60, setup=setup)
+    assert stopped.value.timed_out and stopped.value.message == "did not finish within 0.5 s"
+    tight_import = Limits(seconds=600, import_seconds=0.5)
+    with pytest.raises(author_code.SetupFailed) as failed:
+        call(tight_import, tmp_path, builtins.eval, "1", setup=(time.sleep, (60,)))
+    assert isinstance(failed.value.error, AuthorCodeStopped) and failed.value.error.message.endswith("within 0.5 s")

@@ -18,8 +18,8 @@ HANG_GUARD = 600  # seconds: only stops a hang; a bad input's build takes a few 
 
 def about_the_time_limit(case: dict) -> bool:
     """Return True when a case is about course.yaml's `limits: {seconds: 2}` (it expects a stop at 2 s, or edits the
-    limit itself). Every other case gets the largest limit: the kernels' import (numpy) runs under the same limit,
-    and on a busy machine it alone can take more than 2 s, which would fail a case about something else."""
+    limit itself). Every other case gets the largest limit: a widget's first call imports what widget.py imports,
+    and on a busy machine that alone can take more than 2 s, which would fail a case about something else."""
     edits = [case, *case.get("also", [])]
     return "within 2 s" in case["expect"] or any(
         "seconds:" in old for edit in edits for old, _ in edit.get("replace", [])
