@@ -17,6 +17,11 @@ from ruamel.yaml import YAML
 from coursegen.cli import main as cli_main
 from coursegen.serve.server import make_server
 
+# Playwright waits 5 s for an expectation and 30 s for an action by default: at load 8 a page's scripts can
+# take longer than that. Browser tests wait up to this instead: only a hang guard, never a measure of speed
+# (a wait ends as soon as its condition holds).
+WAIT_GUARD_MS = 120_000
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 NPM_PYODIDE = REPO / "node_modules" / "pyodide"  # the pinned npm runtime: no numpy or ml-dtypes wheels

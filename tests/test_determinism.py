@@ -54,7 +54,7 @@ def build(course: Path, out: Path, **settings: str) -> Path:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     assert done.returncode == 0, f"build with {settings} failed:\n{done.stdout}{done.stderr}"
     return out

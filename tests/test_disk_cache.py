@@ -250,7 +250,7 @@ def command_line_build(course) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         env=clean_env(),
-        timeout=300,
+        timeout=600,
     )
 
 

@@ -39,7 +39,7 @@ def test_a_course_package_that_needs_ml_dtypes_names_the_bfloat16_extra(tmp_path
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=600,
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     first, hint = done.stderr.splitlines()[:2]

@@ -71,7 +71,7 @@ def test_a_file_name_the_system_encoding_cannot_read_is_a_located_problem(mini_c
         [sys.executable, "-m", "coursegen", "--root", os.fsencode(mini_course), "build"],
         capture_output=True,
         env=env,
-        timeout=120,
+        timeout=600,
     )
     err = done.stderr.decode("ascii", "backslashreplace")
     assert done.returncode == 1, err

@@ -391,7 +391,7 @@ def test_a_real_full_disk_or_read_only_folder_is_a_message(setup, expect, mini_c
         + f"; (cd {out} && find . -type f | sort | xargs sha256sum | cmp - /tmp/before-$$ && echo same)"
     )
     done = subprocess.run(
-        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, env=clean_env(), timeout=120
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, env=clean_env(), timeout=600
     )
     assert "Traceback" not in done.stderr, done.stderr
     assert f"{out}/site: {expect}" in done.stderr, done.stderr

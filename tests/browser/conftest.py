@@ -6,10 +6,18 @@ import os
 from urllib.parse import urlparse
 
 import pytest
+from helpers import WAIT_GUARD_MS
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _roomy_waits():
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=WAIT_GUARD_MS)
 
 
 @pytest.fixture(scope="session")
@@ -54,6 +62,8 @@ def context_factory(browser):
 
     def make(**kwargs):
         context = browser.new_context(**kwargs)
+        context.set_default_timeout(WAIT_GUARD_MS)
+        context.set_default_navigation_timeout(WAIT_GUARD_MS)
         contexts.append(context)
         return context
 

@@ -164,5 +164,6 @@ def test_nothing_moves_while_a_lesson_or_the_map_loads_and_the_theme_s_scripts_r
     # (a review's questions still grow when review.js adds their answer boxes: not measured here)
     for name in ("moon.html", "index.html"):
         page = open_page(context, site, name)
-        page.wait_for_timeout(500)
+        page.wait_for_load_state("networkidle")  # every script fetched and run, however slow the machine
+        page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
         assert page.evaluate("() => window.__shift") < 0.01, name

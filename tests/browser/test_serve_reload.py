@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from helpers import WAIT_GUARD_MS
 from playwright.sync_api import expect
 
 from coursegen.pipeline import BuildOptions
@@ -31,11 +32,11 @@ def test_the_open_page_reloads_shows_the_overlay_and_recovers(live, mini_course,
     expect(page.locator("script[data-coursegen-build]")).to_have_count(1)
 
     lesson.write_text(good.replace("Text.", "Edited while the page was open."))
-    page.get_by_text("Edited while the page was open.").wait_for(timeout=15000)
+    page.get_by_text("Edited while the page was open.").wait_for(timeout=WAIT_GUARD_MS)
 
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflw.BF16_MAX_LOG`."))
     overlay = page.locator("[data-coursegen-overlay]")
-    overlay.wait_for(timeout=15000)
+    overlay.wait_for(timeout=WAIT_GUARD_MS)
     assert overlay.get_attribute("role") == "alert"
     assert "lessons/02-second.md:12:9: unknown name 'overflw' in {calc}" in overlay.inner_text()
     assert "Edited while the page was open." in page.locator("main").inner_text()  # last good build stays
@@ -46,7 +47,7 @@ def test_the_open_page_reloads_shows_the_overlay_and_recovers(live, mini_course,
     expect(overlay).to_be_hidden()
 
     lesson.write_text(good.replace("Text.", "Ceiling {calc}`overflow.BF16_MAX_LOG | .2f nats`."))
-    page.get_by_text("88.72\u00a0nats").wait_for(timeout=15000)
+    page.get_by_text("88.72\u00a0nats").wait_for(timeout=WAIT_GUARD_MS)
     expect(page.locator("[data-coursegen-overlay]")).to_have_count(0)
     watch.assert_clean()
 
@@ -74,7 +75,7 @@ def test_a_theme_file_copied_into_templates_while_serving_overrides_it(mini_cour
         footer.parent.mkdir()
         shutil.copy(packaged_theme() / "partials" / "footer.html", footer)
         footer.write_text(footer.read_text().replace("<p>", "<p>Hecho a mano · "))
-        page.get_by_text("Hecho a mano").wait_for(timeout=30000)
+        page.get_by_text("Hecho a mano").wait_for(timeout=WAIT_GUARD_MS)
         watch.assert_clean()  # (the 404 page below points at base_url's https://example.org/mini/, not here)
         not_found = mini_course / "templates" / "404.html"
         shutil.copy(packaged_theme() / "404.html", not_found)
@@ -97,10 +98,10 @@ def test_the_page_always_ends_showing_the_last_of_two_quick_saves(live, mini_cou
     for pair in range(10):
         # The second save lands while the page reloads for the first (its worst moment): after the
         # first save's rebuild asked the page to reload, before the reloaded page listens again.
-        with page.expect_request(lambda request: request.url.endswith("/second.html"), timeout=30000):
+        with page.expect_request(lambda request: request.url.endswith("/second.html"), timeout=WAIT_GUARD_MS):
             lesson.write_text(good.replace("Text.", f"Pair {pair}, first save."))
         lesson.write_text(good.replace("Text.", f"Pair {pair}, second save."))
         # The server serves the second save once its rebuild is done: wait for that, not for a duration.
-        page.get_by_text(f"Pair {pair}, second save.").wait_for(timeout=30000)
+        page.get_by_text(f"Pair {pair}, second save.").wait_for(timeout=WAIT_GUARD_MS)
         expect(page.locator("main")).not_to_contain_text("first save")
     watch.assert_clean()

@@ -14,7 +14,15 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, copy_course, link_pyodide, require_complete_pyodide, run_cli, serving
+from helpers import (
+    FIXTURES,
+    WAIT_GUARD_MS,
+    copy_course,
+    link_pyodide,
+    require_complete_pyodide,
+    run_cli,
+    serving,
+)
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -160,7 +168,7 @@ def test_a_blocked_cdn_fails_plainly_and_keeps_the_baked_results(tmp_path, open_
         page, watch = open_page(base)
         page.wait_for_selector(f"{SLIDER}[data-widget-ready]")
         page.locator(f"{SLIDER} [data-live-run]").click()
-        page.wait_for_selector(f"{SLIDER} [data-live-retry]:not([hidden])", timeout=30000)
+        page.wait_for_selector(f"{SLIDER} [data-live-retry]:not([hidden])", timeout=WAIT_GUARD_MS)
         assert (
             page.locator(f"{SLIDER} [data-live-status]")
             .text_content()

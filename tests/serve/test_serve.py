@@ -240,7 +240,7 @@ def ctrl_c(process) -> tuple[str, str]:
     return stopped(process)
 
 
-def stopped(process, seconds: float = 20) -> tuple[str, str]:
+def stopped(process, seconds: float = 120) -> tuple[str, str]:  # a hang guard, not a speed
     """Return the output of a serve that was told to stop; if it is still running after `seconds`, fail
     with where each of its threads was (faulthandler, which start_serve turns on, prints them on SIGABRT)."""
     try:

@@ -252,10 +252,11 @@ class BackgroundIndex:
                 self.made = (key, {path: data for path, data in sorted(files.items()) if data is not None})
             self.ready()
 
-    def _wait_for_quiet(self) -> None:
-        """Return once no build has asked for the index for QUIET_SECONDS and none is running."""
-        while not self.closed and (left := self.asked + QUIET_SECONDS - time.monotonic()) > 0:
-            time.sleep(left)
+    def _wait_for_quiet(self, clock=time.monotonic, sleep=time.sleep) -> None:
+        """Return once no build has asked for the index for QUIET_SECONDS and none is running (`clock` and
+        `sleep` are time's own; a test gives a clock of its own, so no outcome depends on the machine's speed)."""
+        while not self.closed and (left := self.asked + QUIET_SECONDS - clock()) > 0:
+            sleep(left)
         if self.building is not None:  # a build that asked is still writing its page: let it finish first
             with self.building:
                 pass
