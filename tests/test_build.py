@@ -260,15 +260,26 @@ def test_site_files_are_world_readable_whatever_the_umask(mini_course, capsys):
 
 
 def test_leftovers_of_a_build_killed_mid_swap_are_removed_by_the_next(mini_course, capsys):
+    """A build is judged by its lock, not its pid: a pid may be another namespace's, or reused."""
     import os
+
+    from coursegen import file_lock
 
     dead = 2**22 + 12345  # above Linux's largest process id: no process has it
     for kind in ("staging", "retired"):
         (mini_course / f".site.{kind}-{dead}" / "assets").mkdir(parents=True)
-    alive = mini_course / f".site.staging-{os.getppid()}"  # a running process: its build may be writing
-    alive.mkdir()
-    assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
-    assert sorted(p.name for p in mini_course.glob(".site.*")) == [alive.name]
+    reused = mini_course / f".site.staging-{os.getppid()}-0badc0de"  # a running pid, but its lock is free
+    reused.mkdir()
+    (mini_course / f".site.lock-{os.getppid()}-0badc0de").touch()
+    (mini_course / ".site.lock-7-00ff00ff").touch()  # a lock whose folders are gone: an orphan
+    alive = mini_course / f".site.staging-{dead}-12345678"  # a pid no process has here, but its lock is held
+    held = file_lock.hold(mini_course / f".site.lock-{dead}-12345678")
+    try:
+        alive.mkdir()
+        assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
+        assert sorted(p.name for p in mini_course.glob(".site.*")) == [f".site.lock-{dead}-12345678", alive.name]
+    finally:
+        os.close(held)
 
 
 def test_a_file_that_cannot_be_read_is_a_located_problem(tmp_path):

@@ -12,13 +12,14 @@ temporary folder and lock stay.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from coursegen import file_lock
 
 # The pid in the name only says which serve made the folder; the lock says whether it still runs.
 SITE_PREFIX = "coursegen-serve-"
@@ -51,12 +52,9 @@ def make_temporary_site(parent: Path | None = None) -> TemporarySite:
     the folder with an unlocked LOCK (a folder without one it leaves alone).
     """
     folder = Path(tempfile.mkdtemp(prefix=f"{SITE_PREFIX}{os.getpid()}-", dir=parent))
-    fd = os.open(folder / f"{LOCK}.new", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.rename(folder / f"{LOCK}.new", folder / LOCK)
+        fd = file_lock.hold(folder / LOCK)
     except OSError:
-        os.close(fd)
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return TemporarySite(folder, fd)
@@ -77,14 +75,8 @@ def _remove_if_unlocked(folder: Path) -> bool:
     """Remove `folder` if its lock can be taken (holding it meanwhile); return whether it was removed."""
     if folder.is_symlink() or not folder.is_dir():
         return False
-    try:
-        fd = os.open(folder / LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)  # a link: not a serve's own
-    except OSError:  # no lock file, or another user's
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:  # held: its serve (or a process it started) is running, in whatever pid namespace
-        os.close(fd)
+    fd = file_lock.take_if_free(folder / LOCK)  # None: no lock file (a link, another user's) or one held
+    if fd is None:
         return False
     try:
         shutil.rmtree(folder, ignore_errors=True)

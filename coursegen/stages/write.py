@@ -13,12 +13,14 @@ import ctypes
 import errno
 import os
 import re
+import secrets
 import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from stat import S_ISREG
 
+from coursegen import file_lock
 from coursegen.errors import ContentError, Problem
 from coursegen.paths import COURSE_INPUTS, climbs_out
 from coursegen.stages.site_marker import MARKER, UnverifiedMarker, foreign_entries, listed_files, marker_bytes, named
@@ -129,11 +131,22 @@ def _absolute(site: Path) -> Path:
 
 def _replace(outputs: dict[str, bytes], site: Path, keep: tuple[str, ...] = ()) -> None:
     """Write `outputs` (and link `keep` from `site`) into a staging folder beside `site`, then swap it in."""
-    staging = site.with_name(f".{site.name}.staging-{os.getpid()}")
-    retired = site.with_name(f".{site.name}.retired-{os.getpid()}")
     check_site_paths({**outputs, **dict.fromkeys(keep, b"")})
-    remove_leftovers(site)
-    shutil.rmtree(staging, ignore_errors=True)
+    build = f"{os.getpid()}-{secrets.token_hex(4)}"  # unique across pid namespaces too
+    staging = site.with_name(f".{site.name}.staging-{build}")
+    retired = site.with_name(f".{site.name}.retired-{build}")
+    site.parent.mkdir(parents=True, exist_ok=True)  # `--out` may name folders that do not exist yet
+    lock = file_lock.hold(site.with_name(f".{site.name}.lock-{build}"))  # held while staging or retired exists
+    try:
+        remove_leftovers(site)
+        _write_and_swap(outputs, site, keep, staging, retired)
+    finally:
+        site.with_name(f".{site.name}.lock-{build}").unlink(missing_ok=True)
+        os.close(lock)
+
+
+def _write_and_swap(outputs: dict[str, bytes], site: Path, keep: tuple[str, ...], staging: Path, retired: Path) -> None:
+    """Write the new site into `staging` and swap it with `site` (through `retired` where needs be)."""
     try:
         for folder in [staging, *(staging / up for up in site_folders((*outputs, *keep)))]:
             folder.mkdir(parents=True, exist_ok=True)  # each folder once, not per file (the site's own parent too)
@@ -200,35 +213,43 @@ def check_site_paths(outputs: dict[str, bytes]) -> None:
 
 
 def remove_leftovers(site: Path) -> None:
-    """Clean up after builds that were killed mid-swap (their process is gone): a site left missing between
-    the two renames gets its retired copy back, and every other staging or retired folder is deleted."""
-    pattern = re.compile(rf"^\.{re.escape(site.name)}\.(?:staging|retired)-(\d+)$")
-    dead = [
-        entry
-        for entry in sorted(site.parent.glob(f".{site.name}.*-*"))
-        if (match := pattern.match(entry.name)) and entry.is_dir() and not entry.is_symlink()
-        if not process_running(int(match.group(1)))
-    ]
-    retired = [entry for entry in dead if ".retired-" in entry.name]
-    if retired and not os.path.lexists(site):
-        newest = max(retired, key=lambda entry: entry.stat().st_mtime_ns)
-        newest.rename(site)
-        dead.remove(newest)
-    for entry in dead:
-        shutil.rmtree(entry, ignore_errors=True)
+    """Clean up after builds that were killed mid-swap: a site left missing between the two renames gets
+    its retired copy back, and every other staging or retired folder is deleted.
 
-
-def process_running(pid: int) -> bool:
-    """Return whether a process `pid` (other than this one) is alive: its build may still be writing."""
-    if pid == os.getpid():
-        return False
+    A build is dead when no process holds its lock (file_lock: a pid cannot tell, across pid namespaces);
+    the lock is taken before its folders are made and let go after they are gone, so a folder without
+    one (or an older coursegen's, named by pid alone) is a dead build's too."""
+    pattern = re.compile(rf"^\.{re.escape(site.name)}\.(?:staging|retired)-(\d+(?:-[0-9a-f]+)?)$")
+    taken: dict[str, int | None] = {}  # build → the descriptor of its lock, taken for as long as we clean
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
+        dead = []
+        for entry in sorted(site.parent.glob(f".{site.name}.*-*")):
+            match = pattern.match(entry.name)
+            if not match or not entry.is_dir() or entry.is_symlink():
+                continue
+            build = match.group(1)
+            lock = site.with_name(f".{site.name}.lock-{build}")
+            if build not in taken:
+                taken[build] = file_lock.take_if_free(lock) if os.path.lexists(lock) else None
+                if taken[build] is None and os.path.lexists(lock):
+                    continue  # held: that build is writing
+            dead.append(entry)
+        orphan = re.compile(rf"^\.{re.escape(site.name)}\.lock-(\d+-[0-9a-f]+)$")  # its folders gone, itself not
+        for entry in sorted(site.parent.glob(f".{site.name}.lock-*")):
+            if (match := orphan.match(entry.name)) and match.group(1) not in taken:
+                taken[match.group(1)] = file_lock.take_if_free(entry)
+        retired = [entry for entry in dead if ".retired-" in entry.name]
+        if retired and not os.path.lexists(site):
+            newest = max(retired, key=lambda entry: entry.stat().st_mtime_ns)
+            newest.rename(site)
+            dead.remove(newest)
+        for entry in dead:
+            shutil.rmtree(entry, ignore_errors=True)
+    finally:
+        for build, fd in taken.items():
+            if fd is not None:
+                site.with_name(f".{site.name}.lock-{build}").unlink(missing_ok=True)
+                os.close(fd)
 
 
 WRITERS = 2  # threads writing a new site's files
