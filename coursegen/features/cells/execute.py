@@ -24,7 +24,7 @@ from pathlib import Path
 from coursegen.extras import missing_module_hint
 from coursegen.features.cells.boundary import OutsideCourse, inside_course
 from coursegen.features.cells.figures import Figures, TooManyFigures
-from coursegen.features.cells.live import Outputs, captured, execute, shown_value
+from coursegen.features.cells.live import Outputs, captured, execute, shown_print, shown_value
 from coursegen.features.questions.exercises import ADDRESS
 from coursegen.features.widgets.baking import course_kernels
 
@@ -66,7 +66,7 @@ def run_cell(
         _check_ordered(value, line)
         shown_value(value, outputs, figures)
 
-    namespace.update(display=lambda *values: _display(values, show, first_line), input=_no_input)
+    namespace.update(display=lambda *values: _display(values, show, first_line), input=_no_input, print=shown_print)
     filename = str(root / page)
     folder = (root / page).parent  # a cell runs in its page's folder, as a notebook does
     with course_kernels(root, package, build), captured(outputs), figures.drawing(), inside_course(root, folder):

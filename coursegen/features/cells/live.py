@@ -122,6 +122,21 @@ def shown_repr(value):
     return repr(value)
 
 
+def shown_print(*values, sep=" ", end="\n", file=None, flush=False):
+    """`print` in a cell: a float, or a list, tuple or dict of them, is printed as a cell's value is shown
+    (0.1 + 0.2 prints 0.3), so no printed number carries round-off; anything else prints as print does."""
+    print(
+        *(shown_repr(value) if _rounded(value) else value for value in values), sep=sep, end=end, file=file, flush=flush
+    )
+
+
+def _rounded(value) -> bool:
+    """Return whether `print` shows `value` through shown_repr (its str is its repr, with floats inside)."""
+    if isinstance(value, float) or (type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0):
+        return not isinstance(value, str)
+    return type(value) in (list, tuple, dict)
+
+
 def _shower(outputs, figures):
     """Return show(value, line) for one cell's outputs and figures."""
     return lambda value, line: shown_value(value, outputs, figures)
@@ -145,6 +160,7 @@ def run(cells, index, page="page"):
         figures = Figures(outputs, ("live", page), number + 1, code, fresh=number == 0)
         show = _shower(outputs, figures)
         namespace["display"] = lambda *values, show=show: _display(values, show)
+        namespace["print"] = shown_print
         with captured(outputs), figures.drawing():
             try:
                 execute(code, 1, f"<cell {number + 1}>", namespace, show)

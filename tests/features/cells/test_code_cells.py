@@ -90,6 +90,18 @@ def test_a_value_is_shown_without_round_off_and_a_trailing_semicolon_hides_it(mi
     assert found == ([shown] if shown else [])
 
 
+def test_printed_floats_carry_no_round_off_and_other_printing_is_untouched(mini_course):
+    code = (
+        "import numpy as np\n"
+        "print(0.1 + 0.2, [1 / 3], {'k': 0.7 * 3})\n"
+        "print(np.float64(0.1) * 3, 'text', 7, sep=' | ')\n"
+        "print('no newline', end='')"
+    )
+    put(mini_course, cell(code))
+    found = re.findall(r'<pre class="cell-stdout" tabindex="0">(.*?)</pre>', page(mini_course), re.S)
+    assert found == ["0.3 [0.333333333333] {'k': 2.1}\n0.3 | text | 7\nno newline"]
+
+
 def test_an_object_with_repr_html_is_shown_as_its_html(mini_course):
     put(
         mini_course,
