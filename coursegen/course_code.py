@@ -8,6 +8,8 @@ is imported in the author-code worker from its own folder, afresh whenever its f
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import hashlib
 import importlib
 import importlib.abc
@@ -82,13 +84,25 @@ class CourseCode:
         AuthorCodeStopped."""
         return next(self.call_each(function, [args]))
 
-    def call_each(self, function, arg_tuples: list[tuple]):
+    def import_installed(self, names: list[str]) -> None:
+        """Import the installed modules of `names` in the worker under `limits.import_seconds`, not a call's
+        limit: a cell or widget that imports matplotlib must not fail because the machine is busy."""
+        if names:
+            self.call_importing(import_installed, tuple(names))
+
+    def call_importing(self, function, *args):
+        """Return `function(root, package, *args, build)` like `call`, timed by `limits.import_seconds` (for a
+        call that only imports what later calls use)."""
+        importing = dataclasses.replace(self.limits, seconds=self.limits.import_seconds)
+        return next(self.call_each(function, [args], importing))
+
+    def call_each(self, function, arg_tuples: list[tuple], limits: Limits | None = None):
         """Yield `function(root, package, *args, build)` for each of `arg_tuples`, like `call` (see
-        AuthorCode.call_each)."""
+        AuthorCode.call_each), under the course's limits or `limits`."""
         folder = kernels_folder(self.root, self.package)
         calls = [(self.root, self.package, *args, self.build) for args in arg_tuples]
         try:
-            yield from self.runtime.call_each(self.limits, self.root, function, calls, setup=self.setup)
+            yield from self.runtime.call_each(limits or self.limits, self.root, function, calls, setup=self.setup)
         except author_code.SetupFailed as failed:
             err = failed.error
             if isinstance(err, AuthorCodeStopped):
@@ -97,6 +111,36 @@ class CourseCode:
             elif not isinstance(err, CalcError):
                 raise err from failed  # a bug: keep its traceback (and the worker's, its cause)
             raise err from None
+
+
+def imported_names(code: str) -> list[str]:
+    """Return the modules `code`'s import statements name (at any depth), in order, each once; none when
+    it is not valid Python (its run reports that)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return []
+    names: dict[str, None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(dict.fromkeys(alias.name for alias in node.names))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names[node.module] = None
+    return list(names)
+
+
+def import_installed(root: Path, package: str, names: tuple[str, ...], build: str) -> None:
+    """In the worker: import those of `names` that are installed outside the course (numpy, matplotlib.pyplot),
+    so that the call that uses them is timed without their import. A module that is missing, fails, or lives
+    in the course is left to that call, which reports it at its line."""
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+            if origin and not Path(origin).resolve().is_relative_to(root.resolve()):
+                importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the call that imports it reports it, at its line
+            continue
 
 
 def import_kernels(root: Path, package: str, signature: str) -> None:

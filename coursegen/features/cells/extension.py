@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from coursegen.author_code import AuthorCodeStopped
-from coursegen.course_code import LIMIT_HINT, CalcError
+from coursegen.course_code import IMPORT_HINT, LIMIT_HINT, CalcError, imported_names
 from coursegen.features.cells.execute import CellError, run_cell
 from coursegen.features.cells.output import render_cell
 from coursegen.features.cells.page import runtime_json
@@ -108,6 +108,14 @@ def _run(cells: list[CodeCell], env: dict) -> list[tuple] | None:
     running = [cell for cell in cells if not cell.tagged("skip-execution")]
     calls = [(path, index, cell.run, cell.line, cell.tags) for index, cell in enumerate(running)]
     results: list[tuple] = []
+    try:  # what the cells import from outside the course, under the import limit: not their calls' time
+        python.import_installed([name for cell in running for name in imported_names(cell.run)])
+    except AuthorCodeStopped as stopped:
+        problems.error(path, running[0].line, f"importing what the code cells import {stopped.located()}", IMPORT_HINT)
+        return None
+    except CalcError as err:  # the course's package cannot be imported
+        problems.error(path, running[0].line, err.message, err.hint)
+        return None
     try:
         for call in calls:  # one request each (not call_each's batches): a cell that stops is known for sure
             results.append(python.call(run_cell, *call))

@@ -14,9 +14,10 @@ import json
 import sys
 import traceback
 from collections.abc import Mapping
+from pathlib import Path
 
 from coursegen.extras import missing_module_hint
-from coursegen.course_code import CourseCode, load_kernels, public_modules
+from coursegen.course_code import CourseCode, import_installed, imported_names, load_kernels, public_modules
 from coursegen.features.widgets.present import present
 from coursegen.features.widgets.spec import Widget
 
@@ -53,6 +54,7 @@ class EntryRunner:
 
     def __init__(self):
         self.results: dict[tuple, dict] = {}
+        self.imported: set[Path] = set()  # widgets whose installed imports the worker has done
 
     def run_each(self, widget: Widget, states: list[dict], code: CourseCode):
         """Yield (params, the entry's JSON-able result) for each of `states` in order, run through the build's
@@ -60,11 +62,19 @@ class EntryRunner:
         them all in one request."""
         keys = [(widget.name, json.dumps(params, sort_keys=True)) for params in states]
         todo = {key: params for key, params in zip(keys, states) if key not in self.results}
+        if todo and widget.folder not in self.imported:  # widget.py's imports are not timed as its first run()
+            code.call_importing(import_entry_modules, widget)
+            self.imported.add(widget.folder)
         fresh = code.call_each(run_entry, [(widget, params) for params in todo.values()])
         for params, key in zip(states, keys):
             if key not in self.results:  # the next fresh result is this state's: both go in the grid's order
                 self.results[key] = next(fresh)
             yield params, self.results[key]
+
+
+def import_entry_modules(root, package: str, widget: Widget, build: str) -> None:
+    """In the worker: import what widget.py imports from outside the course (see course_code.import_installed)."""
+    import_installed(root, package, tuple(imported_names(entry_source(widget))), build)
 
 
 def run_entry(root, package: str, widget: Widget, params: dict, build: str) -> dict:

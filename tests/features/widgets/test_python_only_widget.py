@@ -156,3 +156,17 @@ def test_a_figure_carries_no_inline_style_so_the_policy_blocks_none_of_it():
         figure.subplots().plot([0, 1], [1, 0])
         svg = present.present(figure)["value"]
     assert "style" not in svg and 'stroke-linejoin="round"' in svg.split(">")[0] and 'fill="#ffffff"' in svg
+
+
+def test_what_widget_py_imports_from_outside_the_course_is_not_timed_as_its_first_run(course, tmp_path, monkeypatch):
+    """The module sleeps past the call limit: timed as the first run() (as before), the build fails however fast
+    the machine; under the import limit it builds."""
+    installed = tmp_path / "installed"
+    installed.mkdir()
+    (installed / "slow_to_import.py").write_text("import time\ntime.sleep(1.5)\n")
+    monkeypatch.syspath_prepend(str(installed))  # the worker is a fork of this process: it has the same path
+    entry = course / WIDGET / "widget.py"
+    entry.write_text(entry.read_text().replace("import shapes\n", "import shapes\nimport slow_to_import\n", 1))
+    config = course / "course.yaml"
+    config.write_text(config.read_text() + "limits:\n  seconds: 1\n  import_seconds: 600\n")
+    assert len(states(build_site(course).outputs)) == 5 * 4
