@@ -122,6 +122,21 @@ def run_cli(capsys, *args) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
+def build_fixture_site(fixture: str, package: str, folder: Path) -> Path:
+    """Build a copy of tests/fixtures/`fixture` (with its own package folder `package`) in `folder` with
+    `--strict`, for a module's browser tests; return its site folder."""
+
+    class NoCapture:  # a module-scoped fixture has no capsys: the build's output goes to the test's log
+        def readouterr(self):
+            return type("Captured", (), {"out": "", "err": ""})()
+
+    course = copy_course(FIXTURES / fixture, folder / "course")
+    shutil.copytree(FIXTURES / fixture / package, course / package)
+    status, _, err = run_cli(NoCapture(), "--root", course, "build", "--strict")
+    assert status == 0, err
+    return course / "site"
+
+
 @contextlib.contextmanager
 def serving(folder: Path):
     """Serve `folder` on a free 127.0.0.1 port; yield its base URL."""

@@ -11,7 +11,7 @@ const STAGE_TEXT = {
   package: (config, label) => t("live.loading_package", { package: label }),
   course: (config) => t("live.loading_course", { module: config.module }),
 };
-const STAGE_TIMEOUT_MS = 60000;  // per boot stage and per run; a page's runtime JSON may set timeoutMs (tests do)
+const STAGE_TIMEOUT_MS = 60000;  // per boot stage and per run; a page's runtime JSON may set timeoutMs, or runTimeoutMs for runs alone (tests do)
 
 function readJSON(element) {
   return element ? JSON.parse(element.textContent) : null;
@@ -236,7 +236,7 @@ async function mountAll() {
   const config = readJSON(document.querySelector("[data-widget-runtime]")) ?? {};
   // a page without widgets' runtime settings has no live Python; its figures still show the baked states
   const python = new PythonClient(config, config.packages ?? [],
-    { stage: config.timeoutMs ?? STAGE_TIMEOUT_MS, run: config.timeoutMs ?? STAGE_TIMEOUT_MS });
+    { stage: config.timeoutMs ?? STAGE_TIMEOUT_MS, run: config.runTimeoutMs ?? config.timeoutMs ?? STAGE_TIMEOUT_MS });
   await Promise.all([...document.querySelectorAll("[data-widget]")].map((figure) => mountOne(figure, python)));
   performance.mark("coursegen:widgets-ready");  // read by benchmarks/widgets.py
 }

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from colours import TEXT_COLOURS, unreadable
-from helpers import FIXTURES, REPO, copy_course, link_pyodide, require_complete_pyodide, run_cli, serving
+from helpers import FIXTURES, REPO, WAIT_GUARD_MS, copy_course, link_pyodide, require_complete_pyodide, run_cli, serving
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -94,7 +94,7 @@ def write(page, code: str) -> None:
 
 def check(page, expected_status: str) -> None:
     page.locator(f"{Q} .exercise-check").click()
-    expect(page.locator(f"{Q} .exercise-status")).to_have_text(re.compile(expected_status), timeout=90000)
+    expect(page.locator(f"{Q} .exercise-status")).to_have_text(re.compile(expected_status), timeout=WAIT_GUARD_MS)
 
 
 def test_without_javascript_the_prompt_starter_and_reference_are_a_study_sheet(tiles):
@@ -156,7 +156,7 @@ def test_a_python_error_names_the_line_in_the_learners_code_and_commits_nothing(
     write(page, RAISES)
     page.locator(f"{Q} .exercise-run").click()
     expect(page.locator(f"{Q} .exercise-status")).to_have_text(
-        re.compile(r"^Python error: line 6: TypeError: bad operand type for unary -: 'str'"), timeout=90000
+        re.compile(r"^Python error: line 6: TypeError: bad operand type for unary -: 'str'"), timeout=WAIT_GUARD_MS
     )
     write(page, "def largest_safe_tile(g_min)\n    return 1\n")
     check(page, r"^Python error: line 1: SyntaxError")
@@ -199,7 +199,9 @@ def test_keyboard_only_write_check_and_leave_the_code_box(tiles):
     page.keyboard.press("Tab")
     assert page.locator(f"{Q} .exercise-check").evaluate("b => b === document.activeElement")
     page.keyboard.press("Enter")
-    expect(page.locator(f"{Q} .exercise-status")).to_have_text(re.compile(r"^9 of 9 checks passed"), timeout=90000)
+    expect(page.locator(f"{Q} .exercise-status")).to_have_text(
+        re.compile(r"^9 of 9 checks passed"), timeout=WAIT_GUARD_MS
+    )
     watch.assert_clean()
 
 

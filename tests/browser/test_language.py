@@ -12,7 +12,7 @@ import re
 import shutil
 
 import pytest
-from helpers import FIXTURES, copy_course, serving
+from helpers import FIXTURES, WAIT_GUARD_MS, copy_course, serving
 from playwright.sync_api import expect
 
 from coursegen.cli import main as cli_main
@@ -226,7 +226,7 @@ def test_a_french_lesson_s_callouts_and_live_widget_show_no_english(site, page_o
     expect(status).to_have_text(
         "Python en direct est indisponible : Python a levé ValueError: 2.5 n’est pas un nombre entier ; "
         "les résultats affichés restent ceux calculés à la construction de la page.",
-        timeout=90000,
+        timeout=WAIT_GUARD_MS,
     )
     figure.locator("[data-live-detail] summary").click()
     expect(figure.locator("[data-live-detail] summary")).to_have_text("Raison technique")
@@ -234,7 +234,7 @@ def test_a_french_lesson_s_callouts_and_live_widget_show_no_english(site, page_o
     assert reason == "run: ValueError: 2.5 n’est pas un nombre entier"
     failed = [t for t in shown_texts(page) if t != reason]
     figure.locator("[data-live-retry]").click()
-    expect(status).to_have_text(FRENCH["live.ready"], timeout=90000)
+    expect(status).to_have_text(FRENCH["live.ready"], timeout=WAIT_GUARD_MS)
     expect(figure.locator("[data-out=text]")).to_have_text("3 au carré fait 9")
     expect(figure.locator("[data-widget-source]")).to_have_text(FRENCH["live.showing_live"])
     figure.locator(".widget-code summary").click()
@@ -268,7 +268,8 @@ def test_a_french_review_shows_no_english_ui_text_after_use(site, page_of):
     exercise.locator(".exercise-check").click()
     status = exercise.locator(".exercise-status")
     expect(status).to_have_text(
-        "0 vérifications réussies sur 2 ; note : non. La solution de référence est déverrouillée.", timeout=90000
+        "0 vérifications réussies sur 2 ; note : non. La solution de référence est déverrouillée.",
+        timeout=WAIT_GUARD_MS,
     )
     failure = exercise.locator(".exercise-fail").first
     expect(failure).to_contain_text("Échoué : deux")
@@ -288,7 +289,7 @@ def test_a_french_review_shows_no_english_ui_text_after_use(site, page_of):
         page.keyboard.press("Control+a")
         page.keyboard.insert_text("def doubler(x):\n    return 2 * x\n")
     exercise.locator(".exercise-check").click()
-    expect(status).to_have_text(re.compile(r"^2 vérifications réussies sur 2 ; note : oui\."), timeout=90000)
+    expect(status).to_have_text(re.compile(r"^2 vérifications réussies sur 2 ; note : oui\."), timeout=WAIT_GUARD_MS)
     expect(exercise.locator(".exercise-pass")).to_have_count(2)
     used = shown_texts(page)
     assert "Aucun résultat pour « zzzz »." in searched

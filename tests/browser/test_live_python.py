@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURES, copy_course, run_cli, serving
+from helpers import WAIT_GUARD_MS, build_fixture_site, serving
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -24,18 +24,9 @@ FIGURE = "#widget-square"
 READY = "Live result ready."
 
 
-class _NoCapture:
-    def readouterr(self):
-        return type("Captured", (), {"out": "", "err": ""})()
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    course = copy_course(FIXTURES / "live", tmp_path_factory.mktemp("live") / "course")
-    shutil.copytree(FIXTURES / "live" / "tally", course / "tally")
-    status, _, err = run_cli(_NoCapture(), "--root", course, "build", "--strict")
-    assert status == 0, err
-    return course / "site"
+    return build_fixture_site("live", "tally", tmp_path_factory.mktemp("live"))
 
 
 @pytest.fixture
@@ -67,7 +58,7 @@ def test_a_pure_python_widget_runs_live_the_whole_way_and_the_page_fetches_the_r
         assert not [url for url in requests if "/pyodide/" in url or "/py/" in url]
         status, source = page.locator(f"{FIGURE} [data-live-status]"), page.locator(f"{FIGURE} [data-widget-source]")
         page.locator(f"{FIGURE} [data-live-run]").click()
-        expect(status).to_have_text(READY, timeout=90000)
+        expect(status).to_have_text(READY, timeout=WAIT_GUARD_MS)
         expect(source).to_have_text("Showing a live result, computed by Python in your browser.")
         expect(page.locator(f"{FIGURE} [data-out=text]")).to_have_text("3 squared is 9")
         page.locator(f"{FIGURE}-x").fill("7")  # a baked state: answered at once, without Python
@@ -103,7 +94,7 @@ def test_a_failed_run_leaves_one_control_and_try_again_reuses_the_worker(site, o
         expect(status).to_have_text(
             "Live Python is unavailable: the Python raised ValueError: 2.5 is not a whole number; "
             "the results shown are still the ones computed when the page was built.",
-            timeout=90000,
+            timeout=WAIT_GUARD_MS,
         )
         expect(page.locator(f"{FIGURE} [data-live-run]")).to_be_hidden()
         expect(page.locator(f"{FIGURE} [data-live-retry]")).to_be_visible()
@@ -278,7 +269,7 @@ def test_each_stage_says_its_true_cause(site, tmp_path, open_page, damage, sente
         expect(status).to_have_text(
             f"Live Python is unavailable: {sentence}; the results shown are still the ones "
             "computed when the page was built.",
-            timeout=90000,
+            timeout=WAIT_GUARD_MS,
         )
         expect(page.locator(f"{FIGURE} [data-live-reason]")).to_have_text(re.compile(reason))
         assert any(re.search(reason.lstrip("^"), text) for text in warnings)
@@ -294,7 +285,7 @@ def test_try_again_after_a_failed_stage_resumes_in_the_same_worker(site, tmp_pat
         expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
         page.locator(f"{FIGURE} [data-live-run]").click()
         status, retry = page.locator(f"{FIGURE} [data-live-status]"), page.locator(f"{FIGURE} [data-live-retry]")
-        expect(retry).to_be_visible(timeout=90000)
+        expect(retry).to_be_visible(timeout=WAIT_GUARD_MS)
         expect(page.locator(f"{FIGURE} [data-live-run]")).to_be_hidden()
         first = status.text_content()
         with page.context.expect_event("request", lambda request: request.url.endswith(".whl")):
@@ -317,16 +308,16 @@ def runtime_files(requests) -> Counter:
 
 def test_a_run_that_times_out_replaces_the_worker_and_the_new_one_downloads_nothing_again(site, tmp_path, open_page):
     slow = shutil.copytree(site, tmp_path / "site")
-    page_file = slow / "square.html"  # a shorter limit than the page's 60 s, through the runtime JSON
-    page_file.write_text(
-        page_file.read_text().replace("data-widget-runtime>{", 'data-widget-runtime>{"timeoutMs":15000,')
+    page_file = slow / "square.html"  # a shorter limit for runs than the page's 60 s, through the runtime JSON
+    page_file.write_text(  # (for runs alone: the boot keeps its limit, which a loaded machine may need)
+        page_file.read_text().replace("data-widget-runtime>{", 'data-widget-runtime>{"runTimeoutMs":15000,')
     )
     with serving(slow) as base:
         page, watch, requests, _ = open_page(base + "square.html")
         expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
         status = page.locator(f"{FIGURE} [data-live-status]")
         page.locator(f"{FIGURE} [data-live-run]").click()  # boot first, so that only the run is timed
-        expect(status).to_have_text(READY, timeout=60000)
+        expect(status).to_have_text(READY, timeout=WAIT_GUARD_MS)
         first = runtime_files(requests)
         assert set(first) >= {
             "pyodide.mjs",
@@ -344,7 +335,7 @@ def test_a_run_that_times_out_replaces_the_worker_and_the_new_one_downloads_noth
         expect(status).to_have_text(
             "Live Python is unavailable: Python took too long to answer; the results shown "
             "are still from the last live run.",
-            timeout=60000,
+            timeout=WAIT_GUARD_MS,
         )
         expect(page.locator(f"{FIGURE} [data-live-reason]")).to_have_text("timeout: no answer after 15 s")
         code.evaluate("element => { element.textContent = element.dataset.kept; }")
@@ -352,7 +343,7 @@ def test_a_run_that_times_out_replaces_the_worker_and_the_new_one_downloads_noth
         page.locator(f"{FIGURE}-x").fill("7")  # a baked state: the figure shows the baked answer again
         expect(source).to_have_text("Showing results computed when this page was built.")
         page.locator(f"{FIGURE} [data-live-retry]").click()  # a new worker: the old one was stopped mid-loop
-        expect(status).to_have_text(READY, timeout=60000)
+        expect(status).to_have_text(READY, timeout=WAIT_GUARD_MS)
         expect(source).to_have_text("Showing a live result, computed by Python in your browser.")
         expect(page.locator(f"{FIGURE} [data-out=text]")).to_have_text("7 squared is 49")
         assert len([url for url in requests if "pyodide-worker" in url]) == 2

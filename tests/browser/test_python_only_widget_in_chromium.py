@@ -8,10 +8,8 @@ the npm package lacks; tests/features/widgets/test_python_only_widget.py checks 
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from helpers import FIXTURES, copy_course, run_cli, serving
+from helpers import WAIT_GUARD_MS, build_fixture_site, serving
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -19,18 +17,9 @@ FIGURE = "#widget-every-return"
 PYODIDE_FILES = ("/pyodide/", "/py/", "pyodide-worker", "widget-present")
 
 
-class _NoCapture:
-    def readouterr(self):
-        return type("Captured", (), {"out": "", "err": ""})()
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    course = copy_course(FIXTURES / "python-widget", tmp_path_factory.mktemp("python-widget") / "course")
-    shutil.copytree(FIXTURES / "python-widget" / "shapes", course / "shapes")
-    status, _, err = run_cli(_NoCapture(), "--root", course, "build", "--strict")
-    assert status == 0, err
-    return course / "site"
+    return build_fixture_site("python-widget", "shapes", tmp_path_factory.mktemp("python-widget"))
 
 
 @pytest.fixture
@@ -100,7 +89,7 @@ def test_a_live_run_wraps_run_in_present_py_and_draws_the_same_record(site, open
         expect(page.locator(f"{FIGURE}[data-widget-ready]")).to_have_count(1)
         page.select_option(f"{FIGURE}-shape", "html")
         page.locator(f"{FIGURE} [data-live-run]").click()
-        expect(page.locator(f"{FIGURE} [data-live-status]")).to_have_text("Live result ready.", timeout=90000)
+        expect(page.locator(f"{FIGURE} [data-live-status]")).to_have_text("Live result ready.", timeout=WAIT_GUARD_MS)
         expect(page.locator(f"{FIGURE} [data-widget-source]")).to_have_text(
             "Showing a live result, computed by Python in your browser."
         )
