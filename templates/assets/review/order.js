@@ -185,44 +185,48 @@ function toolbar(code) {
   };
 }
 
-/** Let a pointer drag a line up or down the list, and sideways (code) to change its indent. */
+/** Let a pointer drag a line up or down the list, and sideways (code) to change its indent. The moves are
+ * followed on the window: moving the line in the page would end a pointer capture on it. */
 function dragWith(item, grab, { locked, list, code, setLevel, levelOf, done }) {
   let start = null;
-  grab.addEventListener("pointerdown", (event) => {
-    delete grab.dataset.dragged;
-    if (locked() || event.button !== 0) return;
-    start = { x: event.clientX, y: event.clientY, level: levelOf(item), dragging: false };
-    grab.setPointerCapture(event.pointerId);
-  });
-  grab.addEventListener("pointermove", (event) => {
-    if (!start) return;
+  const follow = (event) => {
+    if (!start || event.pointerId !== start.id) return;
     const dx = event.clientX - start.x;
     const dy = event.clientY - start.y;
     if (!start.dragging && Math.hypot(dx, dy) < DRAG_START_PX) return;
     start.dragging = true;
     item.classList.add("is-dragging");
-    for (const other of list.children) {  // pass each neighbour whose middle the pointer crossed
+    for (const other of [...list.children]) {  // pass each neighbour whose middle the pointer crossed
       if (other === item) continue;
       const box = other.getBoundingClientRect();
       const middle = box.top + box.height / 2;
-      const before = item.compareDocumentPosition(other) & Node.DOCUMENT_POSITION_PRECEDING;
-      if (before && event.clientY < middle) { list.insertBefore(item, other); break; }
-      if (!before && event.clientY > middle) { other.after(item); }
+      const above = item.compareDocumentPosition(other) & Node.DOCUMENT_POSITION_PRECEDING;
+      if (above && event.clientY < middle) { list.insertBefore(item, other); break; }
+      if (!above && event.clientY > middle) other.after(item);
     }
     if (code) setLevel(item, start.level + Math.round(dx / indentWidth(list)));
-  });
-  const end = () => {
-    if (!start) return;
+  };
+  const end = (event) => {
+    if (!start || event.pointerId !== start.id) return;
+    window.removeEventListener("pointermove", follow);
+    window.removeEventListener("pointerup", end);
+    window.removeEventListener("pointercancel", end);
     if (start.dragging) {
-      grab.dataset.dragged = "true";
+      grab.dataset.dragged = "true";  // the click that may follow is the drag's end, not a pick
       item.classList.remove("is-dragging");
       grab.focus();
       done();
     }
     start = null;
   };
-  grab.addEventListener("pointerup", end);
-  grab.addEventListener("pointercancel", end);
+  grab.addEventListener("pointerdown", (event) => {
+    delete grab.dataset.dragged;
+    if (locked() || event.button !== 0) return;
+    start = { id: event.pointerId, x: event.clientX, y: event.clientY, level: levelOf(item), dragging: false };
+    window.addEventListener("pointermove", follow);
+    window.addEventListener("pointerup", end);
+    window.addEventListener("pointercancel", end);
+  });
 }
 
 /** Return the width of one indent level in pixels (review.css sets it in --order-indent, in px). */

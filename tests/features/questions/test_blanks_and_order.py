@@ -100,7 +100,10 @@ def test_the_defaults_are_case_sensitive_with_spaces_collapsed():
         (BLANKS.replace("spaces: ignore", "spaces: trim"), "1: 'spaces' must be one of collapse, exact, ignore"),
         (BLANKS.replace("::: explanation", "::: answer"), "1: ':::: blanks' takes '::: explanation', not '::: answer'"),
         (ORDER.replace("2. Knead\n3. Rest\n4. Bake\n", ""), "1: ':::: order' question has 1 line to order"),
-        (PARSONS.replace('    if hours > 2:\n        return "ready"\n    return "wait"\n', ""), "1: ':::: order' question has 1 line"),
+        (
+            PARSONS.replace('    if hours > 2:\n        return "ready"\n    return "wait"\n', ""),
+            "1: ':::: order' question has 1 line",
+        ),
         (":::: order {lessons: [1]}\nPut these in order.\n::::\n", "1: ':::: order' question has no lines to order"),
         (":::: order {lessons: [1]}\n::::\n", "1: ':::: order' question has an empty prompt"),
         (ORDER.replace("2. Knead", "2. Knead\n\n   - then fold"), "1: step 'Knead' holds more than one paragraph"),
