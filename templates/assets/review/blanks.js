@@ -63,7 +63,8 @@ export function enhance(question, ctx) {
       input.readOnly = checked;
       input.classList.toggle("is-right", checked && results[i]);
       input.classList.toggle("is-wrong", checked && !results[i]);
-      verdicts[i].textContent = checked ? ` ${results[i] ? "✓" : "✗"} ${results[i] ? t("blanks.right") : t("blanks.wrong")}` : "";
+      verdicts[i].replaceChildren(...(checked ? [` ${results[i] ? "✓" : "✗"} `,
+        h("span", { class: "blanks-mark-word" }, results[i] ? t("blanks.right") : t("blanks.wrong"))] : []));
     });
     check.disabled = checked || typed().every((text) => !text.trim());
     check.hidden = lock.hidden = checked;
