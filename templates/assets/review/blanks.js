@@ -9,7 +9,7 @@ import { dueText } from "coursegen/review/schedule.js";
 /** Return an answer as the author's rules compare it: case folded or not, spaces collapsed, kept or dropped. */
 export function normalize(text, { case: letterCase, spaces }) {
   let out = spaces === "exact" ? text : spaces === "ignore" ? text.replace(/\s+/g, "") : text.trim().replace(/\s+/g, " ");
-  if (letterCase === "insensitive") out = out.toLocaleLowerCase();
+  if (letterCase === "insensitive") out = out.toLowerCase();  // not the locale's rules: the same answer scores the same everywhere
   return out.normalize("NFC");
 }
 
