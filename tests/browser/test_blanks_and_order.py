@@ -289,3 +289,33 @@ def test_axe_finds_no_serious_violation_and_every_control_is_a_24_px_target(widt
     )
     assert small == []
     assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth")
+
+
+def test_a_question_due_again_is_asked_afresh_and_the_course_map_counts_it(site, context_factory):
+    context = context_factory()
+    page = context.new_page()
+    open_review(page, site)
+    for box, text in zip(blanks(page).locator("input[data-blank]").all(), ["salt", "air"], strict=True):
+        box.fill(text)
+    blanks(page).locator(".blanks-check").click()
+    steps = page.locator("#q-loaf-steps")
+    start = shown(steps)
+    arrange_by_keyboard(page, steps, ["Bake", "Mix", "Knead", "Rest"])
+    steps.locator(".order-check").click()
+    expect(steps.locator("[data-score=no]")).to_have_attribute("aria-pressed", "true")
+    page.wait_for_function(  # both scores have their schedule
+        "key => Object.values(JSON.parse(localStorage.getItem(key)).questions).filter(r => r.card).length === 2",
+        arg=KEY,
+    )
+    later = context.new_page()
+    later.clock.install(time=datetime.now(UTC) + timedelta(days=1, hours=1))
+    later.goto(site + "index.html")
+    later.wait_for_selector("html[data-review=ready]")
+    assert later.locator("[data-due-count]").inner_text() == "2 questions are due for review."
+    open_review(later, site)
+    expect(blanks(later).locator("input[data-blank]").first).to_have_value("")
+    expect(blanks(later).locator("[data-answer]")).to_be_hidden()
+    expect(blanks(later).locator(".blanks-check")).to_be_visible()
+    assert shown(later.locator("#q-loaf-steps")) == start
+    expect(later.locator("#q-loaf-steps [data-answer]")).to_be_hidden()
+    assert summary(later).startswith("0 of 3 answered")

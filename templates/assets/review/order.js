@@ -177,7 +177,7 @@ function toolbar(code) {
   const make = (name, label) => h("button", { type: "button", class: `order-tool order-${name}`, disabled: true }, label);
   const buttons = { up: make("up", t("order.up")), down: make("down", t("order.down")) };
   if (code) Object.assign(buttons, { outdent: make("outdent", t("order.outdent")), indent: make("indent", t("order.indent")) });
-  const node = h("div", { class: "order-tools", role: "group", "aria-label": t("order.lines_label") }, ...Object.values(buttons));
+  const node = h("div", { class: "order-tools", role: "group", "aria-label": t("order.tools") }, ...Object.values(buttons));
   return {
     node,
     enable(on) { for (const button of Object.values(buttons)) button.disabled = !on; },
