@@ -101,7 +101,9 @@ function keyOf(question) {
 
 function promptOf(question) {
   const prompt = question.querySelector(".question-prompt");
-  const paragraph = [...prompt.querySelectorAll(":scope > p")].at(-1) ?? prompt;
+  // A fill-in-the-blanks question's sentences have gaps (their answers are not in the page's text): its first
+  // paragraph, the instruction, names it instead.
+  const paragraph = [...prompt.querySelectorAll(":scope > p")].at(question.dataset.kind === "blanks" ? 0 : -1) ?? prompt;
   return paragraph.textContent.trim().replace(/\s+/g, " ").slice(0, 200);
 }
 

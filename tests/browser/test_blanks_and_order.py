@@ -25,7 +25,9 @@ title: Practise the steps
 summary: Blanks and ordering.
 ---
 
-:::: blanks {lessons: [1], topic: fermentation, case: insensitive}
+:::: blanks {lessons: [1], topic: fermentation, case: insensitive, id: yeast-gaps}
+Name what yeast takes in and what it gives out.
+
 Yeast feeds on [[sugar|sugars]] and gives off [[gas|carbon dioxide]].
 ::::
 
@@ -142,7 +144,7 @@ def test_checking_the_blanks_marks_each_scores_the_question_and_schedules_it(
     assert "also accepted: sugars" in question.locator("[data-answer]").inner_text()
     assert summary(page).startswith(f"1 of 3 answered: {int(score == 'yes')} yes, {int(score == 'partly')} partly")
     expect(question.locator(".question-next")).not_to_be_empty()
-    record = stored(page)["practice/yeast-feeds-on-and-gives-off"]
+    record = stored(page)["practice/yeast-gaps"]
     assert record["score"] == score and record["blanks"] == typed and days_until(record["card"]["due"]) == days
     page.reload()
     page.wait_for_selector("html[data-review=ready]")
@@ -312,6 +314,10 @@ def test_a_question_due_again_is_asked_afresh_and_the_course_map_counts_it(site,
     later.goto(site + "index.html")
     later.wait_for_selector("html[data-review=ready]")
     assert later.locator("[data-due-count]").inner_text() == "2 questions are due for review."
+    assert sorted(later.locator("[data-due-list] a").all_inner_texts()) == [  # the blanks' instruction, not its gaps
+        "Name what yeast takes in and what it gives out.",
+        "Put the steps of a loaf in order.",
+    ]
     open_review(later, site)
     expect(blanks(later).locator("input[data-blank]").first).to_have_value("")
     expect(blanks(later).locator("[data-answer]")).to_be_hidden()
