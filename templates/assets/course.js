@@ -41,8 +41,8 @@ function expandForPrint() {
 /** Give each code block of the text a Copy button, placed over the block's corner so nothing moves. */
 function addCopyButtons() {
   if (!navigator.clipboard) return;  // insecure contexts have no clipboard API
-  // A code cell's output is what the code printed, not code to copy: no button there.
-  for (const pre of document.querySelectorAll(".unit-body pre:not(.diagram):not(.code-cell-output pre), .widget-code pre")) {
+  // A code cell's output is what the code printed, not code to copy; a line with gaps to fill is not code yet.
+  for (const pre of document.querySelectorAll(".unit-body pre:not(.diagram):not(.blanks-code):not(.code-cell-output pre), .widget-code pre")) {
     const button = h("button", { type: "button", class: "code-copy", "aria-label": t("code.copy_label") }, t("code.copy"));
     const box = h("div", { class: "code-block" });
     // A widget's code box is read as the Python it runs live: the button goes beside that box, not in it.

@@ -90,6 +90,9 @@ export function sanitize(data, course) {
   return clean;
 }
 
+/** Return whether `value` is a list of at most 200 items that each pass `good`. */
+const isList = (value, good) => Array.isArray(value) && value.length <= 200 && value.every(good);
+
 /** Return a well-formed question record from stored data, or null. */
 export function sanitizeRecord(value) {
   if (!isObject(value)) return null;
@@ -101,6 +104,10 @@ export function sanitizeRecord(value) {
   if (value.self === true) out.self = true;  // an exercise scored by the learner, Python being unavailable
   if (SCORES.includes(value.score)) out.score = value.score;
   if (Number.isInteger(value.choice) && value.choice >= 0) out.choice = value.choice;
+  // A fill-in-the-blanks question's typed gaps; an ordering question's lines (by their right position) and indents.
+  if (isList(value.blanks, (x) => typeof x === "string")) out.blanks = value.blanks.map((x) => x.slice(0, 500));
+  if (isList(value.order, (x) => Number.isInteger(x) && x >= 0)) out.order = value.order;
+  if (isList(value.levels, (x) => Number.isInteger(x) && x >= 0 && x <= 6)) out.levels = value.levels;
   if (typeof value.prompt === "string") out.prompt = value.prompt.slice(0, 300);
   if (typeof value.url === "string" && SAFE_URL.test(value.url)) out.url = value.url;
   const card = sanitizeCard(value.card);

@@ -34,10 +34,11 @@ async function start({ course, id, page }) {
 }
 
 async function enhanceQuestions(questions, store, page) {
-  const [schedule, recall, choice, tally, transfer, exercise] = await Promise.all([
+  const [schedule, recall, choice, tally, transfer, exercise, blanks, order] = await Promise.all([
     import("coursegen/review/schedule.js"), import("coursegen/review/recall.js"),
     import("coursegen/review/choice.js"), import("coursegen/review/tally.js"),
-    import("coursegen/review/transfer.js"), import("coursegen/review/exercise.js")]);
+    import("coursegen/review/transfer.js"), import("coursegen/review/exercise.js"),
+    import("coursegen/review/blanks.js"), import("coursegen/review/order.js")]);
   // The FSRS library is the largest module: fetch it at the first score, not with the page.
   let scheduler = null;
   const getScheduler = async () => (scheduler ??= schedule.makeScheduler(await import("coursegen/vendor/ts-fsrs.js")));
@@ -68,7 +69,7 @@ async function enhanceQuestions(questions, store, page) {
   for (const q of questions) {  // warm the scheduler up as soon as a learner starts on a question
     for (const type of ["focusin", "pointerdown"]) q.addEventListener(type, getScheduler, { once: true });
   }
-  const kinds = { choice, exercise };
+  const kinds = { choice, exercise, blanks, order };
   const views = questions.map((q) => (kinds[q.dataset.kind] ?? recall).enhance(q, ctx));
   if (section) {
     transfer.mount(section, { ...ctx, reset: () => views.forEach((v) => v.reset()),
@@ -90,7 +91,7 @@ function askAgainWhenDue(questions, store, now) {
     const { card, revealed, score } = store.record(key);
     if (!card || Date.parse(card.due) > now.getTime() || (!revealed && !score)) continue;
     store.update(key, { text: undefined, aloud: undefined, revealed: undefined, score: undefined,
-      choice: undefined, self: undefined });
+      choice: undefined, self: undefined, blanks: undefined, order: undefined, levels: undefined });
   }
 }
 
@@ -100,7 +101,9 @@ function keyOf(question) {
 
 function promptOf(question) {
   const prompt = question.querySelector(".question-prompt");
-  const paragraph = [...prompt.querySelectorAll(":scope > p")].at(-1) ?? prompt;
+  // A fill-in-the-blanks question's sentences have gaps (their answers are not in the page's text): its first
+  // paragraph, the instruction, names it instead.
+  const paragraph = [...prompt.querySelectorAll(":scope > p")].at(question.dataset.kind === "blanks" ? 0 : -1) ?? prompt;
   return paragraph.textContent.trim().replace(/\s+/g, " ").slice(0, 200);
 }
 

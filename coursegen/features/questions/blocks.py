@@ -23,6 +23,8 @@ KIND_LABELS = {
     "choice": "question.choice",
     "excerpt": "question.excerpt",
     "exercise": "question.exercise",
+    "blanks": "question.blanks",
+    "order": "question.order",
 }
 
 
@@ -77,6 +79,13 @@ def reshape_question(tokens, start: int, end: int, question, env: dict) -> None:
         return
     if question.kind == "exercise":
         _reshape_exercise(tokens, start, end, level, tokens[start].meta["exercise"], question.id, texts(env))
+        return
+    if question.kind in ("blanks", "order"):  # kinds with a module of their own (imported late: they use ours)
+        from coursegen.features.questions.kinds import blanks, ordering
+
+        (blanks.reshape_blanks if question.kind == "blanks" else ordering.reshape_order)(
+            tokens, start, end, question, env
+        )
         return
     answer = find(tokens, start, end, level, "container_answer_open")
     tokens.insert(answer, html("</div>\n"))

@@ -21,6 +21,7 @@ from coursegen.features.questions.blocks import (
     reshape_question,
 )
 from coursegen.features.questions.exercises import expected_lines, page_data, prepare_exercise
+from coursegen.features.questions.kinds import blanks, ordering
 from coursegen.features.questions.structure import check_structure
 from coursegen.features.widgets.extension import browser_python
 from coursegen.features.widgets.site import said_in
@@ -28,7 +29,7 @@ from coursegen.model import Link, per_unit_problems
 from coursegen.stages.parse import parse_attrs, register_block, split_info
 from coursegen.theme import messages
 
-KINDS = ("recall", "explain", "choice", "excerpt", "exercise")
+KINDS = ("recall", "explain", "choice", "excerpt", "exercise", "blanks", "order")
 PARTS = ("answer", "explanation", "hint")
 GENERATED = ("progress-map", "next-up", "tally")
 SESSION_HOOKS = ("check",)  # these hooks also take the build's session (extensions.ModuleExtension)
@@ -39,6 +40,8 @@ ATTRS: dict[str, dict] = {
     "explain": {**COMMON_ATTRS, "seconds": int},
     "excerpt": {**COMMON_ATTRS, "cite": str},
     "exercise": {**COMMON_ATTRS, "packages": list, "solution": str},
+    "blanks": {**COMMON_ATTRS, **blanks.ATTRS},
+    "order": {**COMMON_ATTRS, **ordering.ATTRS},
 }
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ID_WORDS = 6
@@ -186,6 +189,9 @@ def _question(opener, body, kind: str, env: dict) -> Question | None:
     attrs = parse_attrs(split_info(opener.info)[1], env, line, ATTRS[kind])
     lessons = _lessons(attrs, opener, env)
     prompt = _prompt_text(body)
+    if kind == "blanks":  # its gaps hold the answers: keep them out of the id and the due list
+        prompt, opener.meta["rules"] = blanks.hide_blanks(prompt), blanks.rules(attrs)
+        opener.meta["attrs"] = attrs
     if not _has_prompt(body, kind):
         _error(
             env,
@@ -230,6 +236,7 @@ def _has_prompt(body, kind: str) -> bool:
             token.type.startswith(("container_answer", "container_explanation", "container_hint"))
             or (token.type == "bullet_list_open" and kind == "choice" and depth == 0)
             or (token.type == "fence" and kind == "exercise" and depth == 0)
+            or (kind == "order" and token.type in ordering.AFTER_PROMPT and depth == 0)
         ):
             return False
         depth += {"blockquote_open": 1, "blockquote_close": -1}.get(token.type, 0)

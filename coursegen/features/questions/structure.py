@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from coursegen.features.questions.blocks import KIND_LABELS, children_at, closing, find, option_items
+from coursegen.features.questions.kinds.blanks import check_blanks
+from coursegen.features.questions.kinds.ordering import check_order
 
 QUESTION_OPENERS = {f"container_{kind}_open" for kind in KIND_LABELS}
 
@@ -25,6 +27,10 @@ def check_structure(tokens, start: int, end: int, kind: str, env: dict) -> bool:
         return False
     if kind == "choice":
         return _check_choice(tokens, start, end, parts, report)
+    if kind == "blanks":
+        return check_blanks(tokens, start, end, tokens[start].meta.get("attrs", {}), report)
+    if kind == "order":
+        return check_order(tokens, start, end, report)
     if kind == "exercise":
         wrong = [t for _, t in parts if t.type != "container_hint_open"]
         for token in wrong:

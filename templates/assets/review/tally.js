@@ -60,7 +60,8 @@ function table(original, { rows }) {
   const body = [...rows].map(([name, c]) => h("tr", {},
     h("th", { scope: "row" }, rowLabel(original, name)),
     ...[c.yes, c.partly, c.no, c.open].map((n) => h("td", {}, String(n)))));
-  return h("table", {}, h("caption", {}, t("tally.caption")), h("thead", {}, head), h("tbody", {}, ...body));
+  // tabindex: on a phone the table scrolls sideways, and a keyboard must reach it (as widget tables do)
+  return h("table", { tabindex: "0" }, h("caption", {}, t("tally.caption")), h("thead", {}, head), h("tbody", {}, ...body));
 }
 
 function rowLabel(original, name) {
