@@ -10,7 +10,6 @@ def install(md) -> None:
     fences.install(md)
     md.core.ruler.after("normalize", "myst_include", include.include_rule)
     md.core.ruler.push("myst_checks", checks_rule)
-    md.core.ruler.push("myst_include_links", include.links_rule)
     md.add_render_rule("myst_admonition_open", admonitions.render_open)
     md.add_render_rule("myst_admonition_close", admonitions.render_close)
     md.add_render_rule("myst_tab_set_open", tabs.render_set_open)

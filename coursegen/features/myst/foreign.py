@@ -95,9 +95,10 @@ def _check_line(text: str, line: int, env: dict) -> None:
         if name == "admonition" and not title:
             title = kind.capitalize()
         way = f"```{{{name}}}" + (f" {title}" if title else "") + ", the text without its indent, then ```"
-        if marker.startswith("???"):
-            way = "coursegen has no folded callout: " + way
-        problems.warning(path, line, f"MkDocs admonition '{marker} {kind}' is not coursegen syntax", f"write {way}")
+        folded = "coursegen has no folded callout: " if marker.startswith("???") else ""
+        problems.warning(
+            path, line, f"MkDocs admonition '{marker} {kind}' is not coursegen syntax", f"{folded}write {way}"
+        )
     elif found := MKDOCS_TAB.match(text):
         problems.warning(
             path,

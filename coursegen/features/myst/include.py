@@ -12,12 +12,12 @@ in an included file are read from the including page's folder, as in MyST.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field, replace
 
 from coursegen.errors import Problems
 from coursegen.paths import OUTSIDE_HINT, inside_course
+from coursegen.stages.includes import include_target
 
 PREFIX = re.compile(r"[^ \t>]")
 FRONT_MATTER = re.compile(r"^---[ \t]*\n")
@@ -54,18 +54,21 @@ def include_rule(state) -> None:
         return  # nothing was included (every directive had a problem, or stood in code)
     state.src = "\n".join(lines)
     env["problems"] = Relocated(items=env["problems"].items, page=page, origins=origins)
+    env["links"] = RelocatedLinks(env["links"], origins)
 
 
-def links_rule(state) -> None:
-    """Core rule: give the links of included lines the line of their directive in the page (the link
-    stage reports a broken one there)."""
-    problems = state.env.get("problems")
-    if isinstance(problems, Relocated) and state.env.get("links"):
-        origins = problems.origins
-        state.env["links"] = [
-            replace(link, line=origins[link.line - 1][2]) if 1 <= link.line <= len(origins) else link
-            for link in state.env["links"]
-        ]
+class RelocatedLinks(list):
+    """The page's links: one found on an included line gets the line of its directive in the page, where
+    the link stage, which knows only pages, reports a broken anchor."""
+
+    def __init__(self, links, origins: list[tuple[str, int, int]]):
+        super().__init__(links)
+        self.origins = origins
+
+    def append(self, link) -> None:
+        if 1 <= link.line <= len(self.origins):
+            link = replace(link, line=self.origins[link.line - 1][2])
+        super().append(link)
 
 
 def _expand(md, text: str, path: str, env: dict, stack: tuple, anchor: int | None):
@@ -114,7 +117,7 @@ def _read(token, path: str, env: dict, stack: tuple) -> tuple[str, str] | None:
     if not name:
         problems.error(path, line, "'{include}' needs a file", "write ```{include} shared/notation.md")
         return None
-    target = posixpath.normpath(name[1:] if name.startswith("/") else posixpath.join(posixpath.dirname(path), name))
+    target = include_target(path, name)
     if inside_course(ctx.root, target) is None:
         problems.error(path, line, f"'{name}' is outside the course", OUTSIDE_HINT)
     elif target in ctx.slug_by_path:
