@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from coursegen.errors import Problems
 from coursegen.paths import OUTSIDE_HINT, inside_course
+from coursegen.stages.config import MAX_TEXT_BYTES
 from coursegen.stages.includes import include_target
 
 PREFIX = re.compile(r"[^ \t>]")
@@ -49,6 +50,8 @@ def include_rule(state) -> None:
         return
     env = state.env
     page = env["path"]
+    env["include_budget"] = MAX_TEXT_BYTES  # what a page's includes may add, together (files that include
+    # one another twice at each step would double at every level)
     lines, origins = _expand(state.md, state.src, page, env, (page,), None)
     if all(origin[0] == page for origin in origins):
         return  # nothing was included (every directive had a problem, or stood in code)
@@ -146,6 +149,13 @@ def _text(target: str, path: str, line: int, env: dict) -> tuple[str, str] | Non
         text = (env["ctx"].root / target).read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         problems.error(path, line, f"cannot read the included file '{target}': {err}")
+        return None
+    if env["include_budget"] < 0:
+        return None  # reported once, when it ran out
+    env["include_budget"] -= len(text)
+    if env["include_budget"] < 0:
+        limit = MAX_TEXT_BYTES // (1024 * 1024)
+        problems.error(path, line, f"the page's included text passes {limit} MB", "include fewer or smaller files")
         return None
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
     if FRONT_MATTER.match(text):

@@ -271,3 +271,12 @@ def test_a_link_of_an_included_file_checked_after_parsing_is_reported_at_its_inc
     put(mini_course, "Before.\n\n```{include} ../shared/a.md\n```\n")
     found = "\n".join(problems(mini_course))
     assert f"lessons/02-second.md:{line_of(mini_course, '{include}')}: link to '#no-such-anchor' in 'first'" in found
+
+
+def test_includes_that_double_at_every_level_stop_at_the_size_limit(mini_course):
+    write(mini_course, "shared/f0.md", "x" * 1000 + "\n")
+    for level in range(1, 14):  # 2**13 copies of 1 KB: 8 MB, past the 5 MB of a source
+        twice = f"```{{include}} f{level - 1}.md\n```\n\n" * 2
+        write(mini_course, f"shared/f{level}.md", twice)
+    put(mini_course, "```{include} ../shared/f13.md\n```")
+    assert sum("the page's included text passes 5 MB" in p for p in problems(mini_course)) == 1
