@@ -21,7 +21,7 @@ def install(md) -> None:
 
 def checks_rule(state) -> None:
     """Core rule: check each admonition and tab, then warn about what other tools' authors type."""
-    for index, token in enumerate(state.tokens):
+    for index, token in enumerate(state.tokens if state.env.get("myst_blocks") else ()):
         if token.type == "myst_admonition_open":
             admonitions.check(token.meta["directive"], state.env)
         elif token.type in ("myst_tab_set_open", "myst_tab_item_open"):

@@ -103,6 +103,7 @@ def _push_container(state, kind: str, directive: Directive, body: int, close: in
     opening = state.push(f"myst_{kind}_open", "div", 1)
     opening.markup, opening.info, opening.map = marker, directive.name, [directive.line - 1, close]
     opening.meta["directive"] = directive
+    state.env["myst_blocks"] = True  # the page has some: the check rule looks at its tokens
     old_parent, old_max = state.parentType, state.lineMax
     state.parentType, state.lineMax = "myst", close
     state.md.block.tokenize(state, body, close)

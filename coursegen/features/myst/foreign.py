@@ -14,6 +14,7 @@ from coursegen.features.myst.admonitions import KINDS
 from coursegen.features.myst.fences import OPTION
 from coursegen.stages.directives import KNOWN, is_known
 
+DIRECTIVE_FENCE = re.compile(r"(?:`{3,}|~{3,}|:{3,})[ \t]*\{")
 NAME = re.compile(r"^\{([^{}\s]*)\}")
 CODE_BLOCKS = ("code-block", "code", "sourcecode")
 CALLOUT_WAY = "write ::: aside Title, the text, then ::: (a callout; or ```{note} Title)"
@@ -42,13 +43,14 @@ SNIPPET = re.compile(r"^;?-+8<-+(?:[ \t]+[\"']([^\"']*)[\"'])?")
 def foreign_rule(state) -> None:
     """Core rule: warn about unknown directives and MkDocs syntax (see the module's docstring)."""
     src = state.src
-    if "{" not in src and "!!!" not in src and "???" not in src and "===" not in src and "8<" not in src:
-        return
+    mkdocs = "!!!" in src or "???" in src or "===" in src or "8<" in src
+    if not mkdocs and not DIRECTIVE_FENCE.search(src):
+        return  # most pages
     handlers = state.md.renderer.fence_handlers
     for index, token in enumerate(state.tokens):
         if token.type == "fence":
             _check_fence(token, state.env, handlers)
-        elif token.type == "inline" and state.tokens[index - 1].type == "paragraph_open":
+        elif mkdocs and token.type == "inline" and state.tokens[index - 1].type == "paragraph_open":
             first = token.map[0] + 1 if token.map else 1
             for offset, text in enumerate(token.content.split("\n")):
                 _check_line(text.strip(), first + offset, state.env)
@@ -57,18 +59,19 @@ def foreign_rule(state) -> None:
 def _check_fence(token, env: dict, handlers) -> None:
     """Warn about a fence of a directive coursegen does not read; a code-block becomes the fence it means."""
     line = token.map[0] + 1 if token.map else 1
-    if not token.info.startswith("{"):
+    info = token.info.strip()  # markdown-it keeps the space of "``` {name}"
+    if not info.startswith("{"):
         for offset, text in enumerate(token.content.split("\n")):
             snippet = SNIPPET.match(text.strip()) if "8<" in text else None
             if snippet and snippet.group(1):  # a snippet in code names its file: `--8<-- "code.py"`
                 _snippet(snippet, line + 1 + offset, env)
         return
-    found = NAME.match(token.info)
-    name = found.group(1) if found else token.info.strip()
+    found = NAME.match(info)
+    name = found.group(1) if found else info
     if is_known(name, handlers):
         return
     problems, path = env["problems"], env["path"]
-    language = token.info[found.end() :].split()[:1] if found else []
+    language = info[found.end() :].split()[:1] if found else []
     if name in CODE_BLOCKS:
         fence = f"```{language[0]}" if language else "```"
         problems.warning(path, line, f"'{{{name}}}' is MyST's code fence", f"write {fence}")

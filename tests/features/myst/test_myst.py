@@ -280,3 +280,8 @@ def test_includes_that_double_at_every_level_stop_at_the_size_limit(mini_course)
         write(mini_course, f"shared/f{level}.md", twice)
     put(mini_course, "```{include} ../shared/f13.md\n```")
     assert sum("the page's included text passes 5 MB" in p for p in problems(mini_course)) == 1
+
+
+def test_a_directive_fence_with_a_space_before_its_name_is_still_warned(mini_course):
+    put(mini_course, "``` {dropdown}\nx\n```")
+    assert any("unknown directive '{dropdown}'" in p for p in warnings(mini_course))
