@@ -17,6 +17,7 @@ OPENING = re.compile(r"^(`{3,}|~{3,}|:{3,})[ \t]*\{([A-Za-z][A-Za-z0-9_:.-]*)\}[
 OPTION = re.compile(r"^:([A-Za-z][A-Za-z0-9_-]*):(?:[ \t]+(.*?))?[ \t]*$")
 CONTAINERS = {**{name: "admonition" for name in KINDS}, "tab-set": "tab_set", "tab-item": "tab_item"}
 INCLUDE = "include"
+FENCE_CHARS = ("`", "~", ":")
 
 
 @dataclass
@@ -38,9 +39,10 @@ def install(md) -> None:
 
 def directive_rule(state, start: int, end: int, silent: bool) -> bool:
     """Block rule: read a directive fence (see the module's docstring)."""
-    if state.sCount[start] - state.blkIndent >= 4:
-        return False
-    found = OPENING.match(state.src[state.bMarks[start] + state.tShift[start] : state.eMarks[start]])
+    begin = state.bMarks[start] + state.tShift[start]
+    if state.src[begin : begin + 1] not in FENCE_CHARS or state.sCount[start] - state.blkIndent >= 4:
+        return False  # tried at the start of most blocks: the cheapest test first
+    found = OPENING.match(state.src[begin : state.eMarks[start]])
     if not found:
         return False
     marker, name, argument = found.groups()

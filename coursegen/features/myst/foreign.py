@@ -14,7 +14,7 @@ from coursegen.features.myst.admonitions import KINDS
 from coursegen.features.myst.fences import OPTION
 from coursegen.stages.directives import KNOWN, is_known
 
-DIRECTIVE_FENCE = re.compile(r"(?:`{3,}|~{3,}|:{3,})[ \t]*\{")
+DIRECTIVE_FENCE = re.compile(r"[`~:]{3,}[ \t]*\{")  # one class: a faster scan (mixed marks: a needless look)
 NAME = re.compile(r"^\{([^{}\s]*)\}")
 CODE_BLOCKS = ("code-block", "code", "sourcecode")
 CALLOUT_WAY = "write ::: aside Title, the text, then ::: (a callout; or ```{note} Title)"
