@@ -34,6 +34,7 @@ from coursegen.errors import Problem, Problems
 from coursegen.memo import Memo
 from coursegen.model import Course, Heading, Page, Source
 from coursegen.stages.config import CONFIG_NAME, load_config, read_text
+from coursegen.stages.includes import covers_includes, included_texts
 from coursegen.stages.load import SOURCE_DIRS, SOURCE_SUFFIXES, author_code_uses, load_source, load_sources, source_kind
 from coursegen.theme import files as theme
 
@@ -179,11 +180,13 @@ class SourcesRead:
 @dataclass(frozen=True)
 class ParseInputs:
     """What parsing may consult beside a page's own text, as hashes: `all` for every page, `calc` for
-    pages with {calc}, `widgets` for pages with widgets or exercises."""
+    pages with {calc}, `widgets` for pages with widgets or exercises, `includes` for pages with an
+    `{include}` (the files the sources include, stages/includes.py)."""
 
     all: str
     calc: str
     widgets: str
+    includes: str = ""
 
 
 @dataclass(frozen=True)
@@ -384,6 +387,10 @@ def plan_parse(
     syntax); the caller then clears the "page" table."""
     outline = _parse_outline(loaded.slug_by_path, config_text, last)
     inputs = shared_parse_inputs(root, package, catalogue, outline[2], changes, extension_inputs)
+    inputs = replace(
+        inputs,
+        includes=changes.signature("includes", covers_includes, lambda: digest(included_texts(root, sources))),
+    )
     if changes.known and last is not None and inputs == last.inputs:
         candidates = [loaded.sources[path] for path in sorted(loaded.unparsed) if path in loaded.sources]
     else:
@@ -454,6 +461,8 @@ def parse_key(source: Source, inputs: ParseInputs, uses: tuple[bool, bool]) -> t
     calc, widget = uses
     # An exercise also carries the theme's worker URL: it counts with widgets.
     shared = [inputs.all] + [inputs.calc] * calc + [inputs.widgets] * widget
+    if "{include}" in source.text:
+        shared.append(inputs.includes)
     return (source.path, source.kind, source.slug, source.text, *shared)  # compared, not hashed: cheaper
 
 

@@ -18,6 +18,7 @@ def _listed() -> tuple:
     from coursegen.features.cells import extension as cells
     from coursegen.features.hosting import offline, robots
     from coursegen.features.math import extension as math
+    from coursegen.features.myst import extension as myst
     from coursegen.features.questions import extension as questions
     from coursegen.features.search import extension as search
     from coursegen.features.widgets import extension as widgets
@@ -28,6 +29,7 @@ def _listed() -> tuple:
         for module, name in (
             (messages, "messages"),  # the catalogue, for what parse rules write (theme/messages.py)
             (callouts, "callouts"),
+            (myst, "myst"),  # MyST's and MkDocs' syntax: directives, include, what is not read
             (calc, "calc"),
             (cells, "cells"),
             (math, "math"),  # after calc: its rule runs before the roles, which calc's install set up

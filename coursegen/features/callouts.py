@@ -48,12 +48,18 @@ def _callout(default_title: str = "", key: str = ""):
         if token.nesting == -1:
             return "</aside>\n"
         name, title = split_info(token.info)
-        heading = escapeHtml(title or default_title or say(texts(env), key))
-        return (
-            f'<aside class="callout callout-{name}" aria-label="{heading}">\n<p class="callout-title">{heading}</p>\n'
-        )
+        return callout_open(name, title or default_title or say(texts(env), key))
 
     return render
+
+
+def callout_open(kind: str, title: str, classes: str = "") -> str:
+    """Return the opening of a callout of `kind` titled `title` (plain text): MyST's admonitions share it."""
+    heading = escapeHtml(title)
+    more = f" {escapeHtml(classes)}" if classes else ""
+    return (
+        f'<aside class="callout callout-{kind}{more}" aria-label="{heading}">\n<p class="callout-title">{heading}</p>\n'
+    )
 
 
 def render_diagram(token, env) -> str:

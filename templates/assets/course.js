@@ -1,4 +1,4 @@
-// Page runtime: theme toggle, offline service worker, answers opened for print, copy buttons on code.
+// Page runtime: theme toggle, offline service worker, answers opened for print, copy buttons on code, tabs.
 // Widgets and reviews load their own modules where the page has them. The stored theme is applied
 // once, before first paint, by the inline partials/theme-init.js; this script only changes it.
 import { THEME_KEY } from "coursegen/constants.js";
@@ -66,3 +66,5 @@ if (toggle) setupThemeToggle(toggle);
 registerServiceWorker(root.dataset.serviceWorker);
 expandForPrint();
 addCopyButtons();
+// Tabs ({tab-set}) load only on pages that have them.
+if (document.querySelector("[data-tab-set]")) import("coursegen/tabs.js");
