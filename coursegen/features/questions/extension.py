@@ -21,6 +21,7 @@ from coursegen.features.questions.blocks import (
     reshape_question,
 )
 from coursegen.features.questions.exercises import expected_lines, page_data, prepare_exercise
+from coursegen.features.questions.kinds import numeric
 from coursegen.features.questions.structure import check_structure
 from coursegen.features.widgets.extension import browser_python
 from coursegen.features.widgets.site import said_in
@@ -28,7 +29,7 @@ from coursegen.model import Link, per_unit_problems
 from coursegen.stages.parse import parse_attrs, register_block, split_info
 from coursegen.theme import messages
 
-KINDS = ("recall", "explain", "choice", "excerpt", "exercise")
+KINDS = ("recall", "explain", "choice", "excerpt", "exercise", "numeric")
 PARTS = ("answer", "explanation", "hint")
 GENERATED = ("progress-map", "next-up", "tally")
 SESSION_HOOKS = ("check",)  # these hooks also take the build's session (extensions.ModuleExtension)
@@ -39,6 +40,7 @@ ATTRS: dict[str, dict] = {
     "explain": {**COMMON_ATTRS, "seconds": int},
     "excerpt": {**COMMON_ATTRS, "cite": str},
     "exercise": {**COMMON_ATTRS, "packages": list, "solution": str},
+    "numeric": {**COMMON_ATTRS, **numeric.ATTRS},
 }
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ID_WORDS = 6
@@ -79,6 +81,7 @@ def install(md) -> None:
     for name in GENERATED:
         register_block(md, name, render_generated)
     md.core.ruler.push("questions", collect_questions)
+    numeric.install(md)
 
 
 def prepare(root, config, problems) -> dict:
@@ -123,10 +126,20 @@ def collect_questions(state) -> None:
             if question is not None and name == "exercise":
                 baked = _exercise(tokens, index, close, env)
                 question = replace(question, expected=expected_lines(token.meta["exercise"])) if baked else None
+            if question is not None and name == "numeric":
+                token.meta["numeric"] = numeric.prepare(
+                    token.meta["attrs"], env, lambda m, h="": _error(env, token, m, h)
+                )
+                question = question if token.meta["numeric"] else None
             if question is not None:
                 env["questions"].append(question)
                 token.meta["question"] = question
-                reshape_question(tokens, index, closing(tokens, index), question, env)  # an exercise may add a token
+                if name == "numeric":
+                    numeric.reshape(tokens, index, token.meta["numeric"], env)
+                else:
+                    reshape_question(
+                        tokens, index, closing(tokens, index), question, env
+                    )  # an exercise may add a token
             index = closing(tokens, index) + 1
             continue
         if token.nesting == 1 and name in PARTS:
@@ -184,6 +197,7 @@ def _question(opener, body, kind: str, env: dict) -> Question | None:
     """Return the checked Question for one block (None when it is too broken to render)."""
     line = _line(opener)
     attrs = parse_attrs(split_info(opener.info)[1], env, line, ATTRS[kind])
+    opener.meta["attrs"] = attrs
     lessons = _lessons(attrs, opener, env)
     prompt = _prompt_text(body)
     if not _has_prompt(body, kind):
