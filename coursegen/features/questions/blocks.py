@@ -196,9 +196,10 @@ def render_question(self, tokens, idx, options, env):
         "data-seconds": str(question.seconds or ""),
     }
     attrs = "".join(f' {k}="{escapeHtml(v)}"' for k, v in data.items() if v)
+    label = _label(question, texts(env), token.meta.get("label"))
     return (
         f'<section class="question question-{question.kind}" id="q-{qid}"{attrs} '
-        f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{_label(question, texts(env), token.meta.get("label"))}</p>\n'
+        f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{label}</p>\n'
         f'<div class="question-prompt" id="q-{qid}-prompt">\n'
     )
 

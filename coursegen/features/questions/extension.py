@@ -127,9 +127,7 @@ def collect_questions(state) -> None:
                 baked = _exercise(tokens, index, close, env)
                 question = replace(question, expected=expected_lines(token.meta["exercise"])) if baked else None
             if question is not None and name == "numeric":
-                token.meta["numeric"] = numeric.prepare(
-                    token.meta["attrs"], env, lambda m, h="": _error(env, token, m, h)
-                )
+                token.meta["numeric"] = numeric.prepare(token.meta["attrs"], env, _reporter(env, token))
                 question = question if token.meta["numeric"] else None
             if question is not None:
                 env["questions"].append(question)
@@ -183,6 +181,11 @@ def _exercise(tokens, index: int, close: int, env: dict) -> bool:
     exercise["json"] = page_data(exercise, list(opener.meta["packages"]), runtime, missing)
     opener.meta["exercise"] = exercise
     return True
+
+
+def _reporter(env: dict, token):
+    """Return report(message, hint) recording a problem at a block's line."""
+    return lambda message, hint="": _error(env, token, message, hint)
 
 
 def _line(token) -> int:

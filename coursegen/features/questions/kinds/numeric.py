@@ -83,8 +83,8 @@ def prepare(attrs: dict, env: dict, report) -> dict | None:
             "'close' is the wider margin that scores an answer 'partly'",
         )
         return None
-    baked = [_baked(v, tolerance, close, units, report) for v in variants]
-    if any(v is None for v in baked):
+    baked = [b for b in (_baked(v, tolerance, close, units, report) for v in variants) if b is not None]
+    if len(baked) < len(variants):
         return None
     return {"units": units or _calc_units(baked), "variants": baked}
 
