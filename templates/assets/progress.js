@@ -101,6 +101,10 @@ export function sanitizeRecord(value) {
   if (value.self === true) out.self = true;  // an exercise scored by the learner, Python being unavailable
   if (SCORES.includes(value.score)) out.score = value.score;
   if (Number.isInteger(value.choice) && value.choice >= 0) out.choice = value.choice;
+  if (Array.isArray(value.choices) && value.choices.length <= 100 && value.choices.every((n) => Number.isInteger(n) && n >= 0)) {
+    out.choices = [...new Set(value.choices)].sort((a, b) => a - b);  // a select-all question's options
+  }
+  if (Number.isInteger(value.variant) && value.variant >= 0) out.variant = value.variant;  // a numeric one's numbers
   if (typeof value.prompt === "string") out.prompt = value.prompt.slice(0, 300);
   if (typeof value.url === "string" && SAFE_URL.test(value.url)) out.url = value.url;
   const card = sanitizeCard(value.card);
