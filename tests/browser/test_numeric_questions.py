@@ -200,7 +200,9 @@ def test_a_variant_shows_its_numbers_checks_them_and_a_due_review_draws_new_ones
     again = [int(question.locator(f"[data-var={name}]").inner_text()) for name in ("flour", "percent")]
     assert again != [flour, percent] and question.locator("input").input_value() == ""
     data = json.loads(question.locator("[data-numeric]").text_content())
-    wanted = next(v["answer"] for v in data["variants"] if v["vars"] == {"flour": str(again[0]), "percent": str(again[1])})
+    wanted = next(
+        v["answer"] for v in data["variants"] if v["vars"] == {"flour": str(again[0]), "percent": str(again[1])}
+    )
     question.locator("input").fill(str(wanted + 100))
     question.locator(".question-reveal").click()
     expect(question.locator(".numeric-result")).to_have_text(re.compile(r"^Not right"))

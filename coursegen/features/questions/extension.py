@@ -127,7 +127,7 @@ def collect_questions(state) -> None:
                 baked = _exercise(tokens, index, close, env)
                 question = replace(question, expected=expected_lines(token.meta["exercise"])) if baked else None
             if question is not None and name == "numeric":
-                token.meta["numeric"] = numeric.prepare(token.meta["attrs"], env, _reporter(env, token))
+                token.meta["numeric"] = numeric.prepare(tokens, index, token.meta["attrs"], env, _reporter(env, token))
                 question = question if token.meta["numeric"] else None
             if question is not None:
                 env["questions"].append(question)

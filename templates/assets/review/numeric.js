@@ -33,7 +33,7 @@ function plainDigits(text, decimalMark) {
   if (decimalMark === ",") {
     if (digits.includes(",")) digits = digits.replace(/\./g, "").replace(",", ".");  // 1.234,5: points group
   } else if (digits.includes(",")) {
-    if (!/^[-+]?\d{1,3}(,\d{3})+(\.\d*)?$/.test(digits)) return null;  // 0,5 here is no number: 1,024 is
+    if (!/^[-+]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?$/.test(digits)) return null;  // 0,5 here is no number: 1,024 is
     digits = digits.replace(/,/g, "");
   }
   return /^[-+]?(\d+\.?\d*|\.\d+)$/.test(digits) ? digits + exponent : null;

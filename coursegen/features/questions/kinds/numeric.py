@@ -65,9 +65,17 @@ def _check_vars(state) -> None:
 # ---- checking and baking ------------------------------------------------------------------------
 
 
-def prepare(attrs: dict, env: dict, report) -> dict | None:
+def prepare(tokens, start: int, attrs: dict, env: dict, report) -> dict | None:
     """Return the baked question (variants, tolerances, units) from its checked attributes, or None after
-    reporting what is wrong."""
+    reporting what is wrong (its `{var}` roles then say nothing more)."""
+    baked = _prepare(attrs, env, report)
+    if baked is None:
+        for _, token in _var_roles(tokens[start : closing(tokens, start)]):
+            token.meta["filled"] = True
+    return baked
+
+
+def _prepare(attrs: dict, env: dict, report) -> dict | None:
     if "answer" not in attrs:
         report("':::: numeric' question has no right answer", ANSWER_HINT)
         return None
@@ -105,7 +113,7 @@ def _tolerance(attrs: dict, key: str, report):
             f"an absolute margin such as {{{key}: 0.01}} or {{{key}: 1e-3}}, or a relative one such as {{{key}: 1%}}",
         )
         return False
-    return (value / 100 if relative else value, relative, f"{_plain_decimal(value)}%" if relative else "")
+    return (value / 100 if relative else value, relative, _plain_decimal(value) + ("%" if relative else ""))
 
 
 def _units(value, report) -> list[str] | None:
@@ -193,7 +201,7 @@ def _margin(tolerance, value: Decimal, number: str) -> tuple[Decimal, str]:
     """Return (the absolute margin, its text) of a tolerance; without one, half a unit of the shown last digit."""
     if tolerance:
         amount, relative, text = tolerance
-        return (amount * abs(value), text) if relative else (amount, _plain_decimal(amount))
+        return (amount * abs(value), text) if relative else (amount, text)
     half = _half_last_digit(number)
     return half, _plain_decimal(half)
 

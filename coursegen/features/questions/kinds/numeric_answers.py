@@ -46,7 +46,10 @@ def _answer(content: str, names: dict, package: str) -> dict:
         raise
     except BaseException as err:  # noqa: BLE001 - a kernel value's own code failing is the author's to fix
         raise CalcError(f"{{calc}} '{expression.strip()[:60]}' failed: {type(err).__name__}: {err}") from None
-    _, shown = compute(f"answer {rest}", {"answer": value}, package)  # the role's format and stated check
+    try:  # the role's format and its `= STATED` check, on the value computed once
+        _, shown = compute(f"answer {rest}", {"answer": value}, package)
+    except CalcError as err:
+        raise CalcError(err.message.replace("'answer'", f"'{expression.strip()}'", 1), err.hint) from None
     return {"value": _kept(value), "shown": shown}
 
 
