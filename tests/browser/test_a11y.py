@@ -325,7 +325,7 @@ def sample_site(tmp_path_factory):
         yield base
 
 
-SAMPLE_PAGES = ["k3-at-a-glance.html", "kda.html", "sequence-axis.html", "depth-axis.html"]
+SAMPLE_PAGES = ["k3-at-a-glance.html", "kda.html", "sequence-axis.html", "depth-axis.html", "review-a.html"]
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
