@@ -48,6 +48,7 @@ export function enhance(question, ctx) {
     check.disabled = !locked && !picked().length;
     again.hidden = !locked;
     result.textContent = locked && record.score ? t(VERDICTS[record.score]) : "";
+    result.className = `choice-result${locked && record.score ? ` is-${record.score}` : ""}`;
     next.textContent = locked ? nextText(record.card, new Date()) : "";
     items.forEach((item, i) => markOption(item, buttons[i], verdicts[i], chosen, correct));
     for (const note of answer.querySelectorAll("[data-feedback]")) {
