@@ -108,6 +108,10 @@ export function sanitizeRecord(value) {
   if (isList(value.blanks, (x) => typeof x === "string")) out.blanks = value.blanks.map((x) => x.slice(0, 500));
   if (isList(value.order, (x) => Number.isInteger(x) && x >= 0)) out.order = value.order;
   if (isList(value.levels, (x) => Number.isInteger(x) && x >= 0 && x <= 6)) out.levels = value.levels;
+  if (Array.isArray(value.choices) && value.choices.length <= 100 && value.choices.every((n) => Number.isInteger(n) && n >= 0)) {
+    out.choices = [...new Set(value.choices)].sort((a, b) => a - b);  // a select-all question's options
+  }
+  if (Number.isInteger(value.variant) && value.variant >= 0) out.variant = value.variant;  // a numeric one's numbers
   if (typeof value.prompt === "string") out.prompt = value.prompt.slice(0, 300);
   if (typeof value.url === "string" && SAFE_URL.test(value.url)) out.url = value.url;
   const card = sanitizeCard(value.card);

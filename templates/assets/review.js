@@ -34,11 +34,12 @@ async function start({ course, id, page }) {
 }
 
 async function enhanceQuestions(questions, store, page) {
-  const [schedule, recall, choice, tally, transfer, exercise, blanks, order] = await Promise.all([
+  const [schedule, recall, choice, tally, transfer, exercise, blanks, order, multiple, numeric] = await Promise.all([
     import("coursegen/review/schedule.js"), import("coursegen/review/recall.js"),
     import("coursegen/review/choice.js"), import("coursegen/review/tally.js"),
     import("coursegen/review/transfer.js"), import("coursegen/review/exercise.js"),
-    import("coursegen/review/blanks.js"), import("coursegen/review/order.js")]);
+    import("coursegen/review/blanks.js"), import("coursegen/review/order.js"),
+    import("coursegen/review/multiple.js"), import("coursegen/review/numeric.js")]);
   // The FSRS library is the largest module: fetch it at the first score, not with the page.
   let scheduler = null;
   const getScheduler = async () => (scheduler ??= schedule.makeScheduler(await import("coursegen/vendor/ts-fsrs.js")));
@@ -69,8 +70,9 @@ async function enhanceQuestions(questions, store, page) {
   for (const q of questions) {  // warm the scheduler up as soon as a learner starts on a question
     for (const type of ["focusin", "pointerdown"]) q.addEventListener(type, getScheduler, { once: true });
   }
-  const kinds = { choice, exercise, blanks, order };
-  const views = questions.map((q) => (kinds[q.dataset.kind] ?? recall).enhance(q, ctx));
+  const kinds = { choice, exercise, blanks, order, numeric };
+  const kindOf = (q) => (q.querySelector("[data-options][data-multiple]") ? multiple : kinds[q.dataset.kind] ?? recall);
+  const views = questions.map((q) => kindOf(q).enhance(q, ctx));
   if (section) {
     transfer.mount(section, { ...ctx, reset: () => views.forEach((v) => v.reset()),
       reload: () => views.forEach((v) => v.restore()) });
@@ -84,14 +86,15 @@ function isDone(question, record) {
 }
 
 /** A question due for review is asked afresh: last time's answer and model answer do not greet the learner.
- * Its schedule (card), link and, for an exercise, its code stay. */
+ * Its schedule (card), link and, for an exercise, its code stay; a numeric question with variants draws new numbers. */
 function askAgainWhenDue(questions, store, now) {
   for (const question of questions) {
     const key = keyOf(question);
     const { card, revealed, score } = store.record(key);
     if (!card || Date.parse(card.due) > now.getTime() || (!revealed && !score)) continue;
     store.update(key, { text: undefined, aloud: undefined, revealed: undefined, score: undefined,
-      choice: undefined, self: undefined, blanks: undefined, order: undefined, levels: undefined });
+      choice: undefined, self: undefined, blanks: undefined, order: undefined, levels: undefined,
+      choices: undefined, variant: undefined });
   }
 }
 

@@ -156,7 +156,8 @@ def test_every_question_revisits_a_heading_that_exists(site):
 def test_review_a_has_the_shape_the_issue_asks_for(site):
     review = questions(site["review-a.html"])
     kinds = Counter(q["data-kind"] for q in review)
-    assert kinds["recall"] >= 9 and kinds["explain"] == 1 and kinds["choice"] == 3 and kinds["excerpt"] == 1
+    assert kinds["recall"] >= 9 and kinds["explain"] == 1 and kinds["choice"] == 4 and kinds["excerpt"] == 1
+    assert kinds["numeric"] == 3 and site["review-a.html"].count('data-multiple=""') == 1  # issue 44's new kinds
     assert all(q["data-lessons"] and q["data-revisit"] for q in review)
     assert {n for q in review for n in q["data-lessons"].split()} == {"1", "2", "3", "4"}
     page = site["review-a.html"]

@@ -25,6 +25,7 @@ KIND_LABELS = {
     "exercise": "question.exercise",
     "blanks": "question.blanks",
     "order": "question.order",
+    "numeric": "question.numeric",
 }
 
 
@@ -100,6 +101,11 @@ def _reshape_choice(tokens, start: int, end: int, level: int, messages: dict[str
     list_open = find(tokens, start, end, level, "bullet_list_open")
     tokens[list_open].attrSet("class", "choice-options")
     tokens[list_open].attrSet("data-options", "")
+    if sum(1 for _, _, correct in option_items(tokens, list_open) if correct) > 1:  # select all that apply
+        tokens[list_open].attrSet("data-multiple", "")
+        tokens[start].meta["label"] = "question.choice_multiple"
+        tokens.insert(list_open, html(f'<p class="choice-hint">{escapeHtml(say(messages, "choice.select_all"))}</p>\n'))
+        list_open += 1
     feedback = [html(answer_opening(say(messages, "question.answers")) + '<ul class="choice-feedback">\n')]
     for number, (item, inline, correct) in enumerate(list(option_items(tokens, list_open))):
         tokens[item].attrSet("data-option", str(number))
@@ -199,20 +205,21 @@ def render_question(self, tokens, idx, options, env):
         "data-seconds": str(question.seconds or ""),
     }
     attrs = "".join(f' {k}="{escapeHtml(v)}"' for k, v in data.items() if v)
+    label = _label(question, texts(env), token.meta.get("label"))
     return (
         f'<section class="question question-{question.kind}" id="q-{qid}"{attrs} '
-        f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{_label(question, texts(env))}</p>\n'
+        f'aria-labelledby="q-{qid}-prompt">\n<p class="question-kind">{label}</p>\n'
         f'<div class="question-prompt" id="q-{qid}-prompt">\n'
     )
 
 
-def _label(question, messages: dict[str, str]) -> str:
-    """Return a question's label: "Free recall in about 60 s · lessons 1, 2 · Topic", in the course's language."""
-    parts = [escapeHtml(say(messages, KIND_LABELS[question.kind]))]
+def _label(question, messages: dict[str, str], key: str | None = None) -> str:
+    """Return a question's label: "Free recall in about 60 s · lessons 1, 2 · Topic", in the course's language
+    (`key`: the catalogue's key of a label other than its kind's, e.g. a choice of several answers)."""
+    kind_label = say(messages, key or KIND_LABELS[question.kind])
+    parts = [escapeHtml(kind_label)]
     if question.seconds:
-        parts[0] = escapeHtml(
-            say(messages, "question.timed", label=say(messages, KIND_LABELS[question.kind]), seconds=question.seconds)
-        )
+        parts[0] = escapeHtml(say(messages, "question.timed", label=kind_label, seconds=question.seconds))
     if question.lessons:
         key = "question.lesson" if len(question.lessons) == 1 else "question.lessons"
         parts.append(escapeHtml(say(messages, key, numbers=", ".join(map(str, question.lessons)))))

@@ -21,7 +21,7 @@ from coursegen.features.questions.blocks import (
     reshape_question,
 )
 from coursegen.features.questions.exercises import expected_lines, page_data, prepare_exercise
-from coursegen.features.questions.kinds import blanks, ordering
+from coursegen.features.questions.kinds import blanks, numeric, ordering
 from coursegen.features.questions.structure import check_structure
 from coursegen.features.widgets.extension import browser_python
 from coursegen.features.widgets.site import said_in
@@ -29,7 +29,7 @@ from coursegen.model import Link, per_unit_problems
 from coursegen.stages.parse import parse_attrs, register_block, split_info
 from coursegen.theme import messages
 
-KINDS = ("recall", "explain", "choice", "excerpt", "exercise", "blanks", "order")
+KINDS = ("recall", "explain", "choice", "excerpt", "exercise", "blanks", "order", "numeric")
 PARTS = ("answer", "explanation", "hint")
 GENERATED = ("progress-map", "next-up", "tally")
 SESSION_HOOKS = ("check",)  # these hooks also take the build's session (extensions.ModuleExtension)
@@ -42,6 +42,7 @@ ATTRS: dict[str, dict] = {
     "exercise": {**COMMON_ATTRS, "packages": list, "solution": str},
     "blanks": {**COMMON_ATTRS, **blanks.ATTRS},
     "order": {**COMMON_ATTRS, **ordering.ATTRS},
+    "numeric": {**COMMON_ATTRS, **numeric.ATTRS},
 }
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 ID_WORDS = 6
@@ -82,6 +83,7 @@ def install(md) -> None:
     for name in GENERATED:
         register_block(md, name, render_generated)
     md.core.ruler.push("questions", collect_questions)
+    numeric.install(md)
 
 
 def prepare(root, config, problems) -> dict:
@@ -126,10 +128,18 @@ def collect_questions(state) -> None:
             if question is not None and name == "exercise":
                 baked = _exercise(tokens, index, close, env)
                 question = replace(question, expected=expected_lines(token.meta["exercise"])) if baked else None
+            if question is not None and name == "numeric":
+                token.meta["numeric"] = numeric.prepare(tokens, index, token.meta["attrs"], env, _reporter(env, token))
+                question = question if token.meta["numeric"] else None
             if question is not None:
                 env["questions"].append(question)
                 token.meta["question"] = question
-                reshape_question(tokens, index, closing(tokens, index), question, env)  # an exercise may add a token
+                if name == "numeric":
+                    numeric.reshape(tokens, index, token.meta["numeric"], env)
+                else:
+                    reshape_question(
+                        tokens, index, closing(tokens, index), question, env
+                    )  # an exercise may add a token
             index = closing(tokens, index) + 1
             continue
         if token.nesting == 1 and name in PARTS:
@@ -175,6 +185,11 @@ def _exercise(tokens, index: int, close: int, env: dict) -> bool:
     return True
 
 
+def _reporter(env: dict, token):
+    """Return report(message, hint) recording a problem at a block's line."""
+    return lambda message, hint="": _error(env, token, message, hint)
+
+
 def _line(token) -> int:
     return token.map[0] + 1 if token.map else 1
 
@@ -187,6 +202,7 @@ def _question(opener, body, kind: str, env: dict) -> Question | None:
     """Return the checked Question for one block (None when it is too broken to render)."""
     line = _line(opener)
     attrs = parse_attrs(split_info(opener.info)[1], env, line, ATTRS[kind])
+    opener.meta["attrs"] = attrs
     lessons = _lessons(attrs, opener, env)
     prompt = _prompt_text(body)
     if kind == "blanks":  # its gaps hold the answers: keep them out of the id and the due list
