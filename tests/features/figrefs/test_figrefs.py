@@ -150,11 +150,12 @@ def test_a_renumbered_figure_renders_again_the_pages_that_name_it(course):
     session.trust_watcher()
     assert '<a class="numref" href="first.html#fig-one">Figure 1.1</a>' in page(course, session=session)
     first = course / "lessons" / "01-first.md"
-    first.write_text(
-        first.read_text().replace("## A table and math", figure("fig-zero", "Zero.") + "\n\n## A table and math")
-    )
+    # A figure before it, below every heading: lesson 1's headings (and their lines) stay as they were.
+    one = figure("fig-one", "First.")
+    first.write_text(first.read_text().replace(one, figure("fig-zero", "Zero.") + "\n\n" + one))
     session.note_changes(course, ["lessons/01-first.md"])  # as serve's watcher reports it: lesson 2 is untouched
     assert '<a class="numref" href="first.html#fig-one">Figure 1.2</a>' in page(course, session=session)
+    assert "index.html" not in session.records.render.rerendered  # the pages that link to lesson 1, no more
 
 
 # ---- errors ---------------------------------------------------------------------------------------
