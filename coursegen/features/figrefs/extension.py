@@ -57,7 +57,6 @@ def prepare(root, config, problems: Problems) -> dict:
 def blocks_rule(state) -> None:
     """Replace figure and table fences by their tokens, and take section labels off their lines."""
     if not any(marker in state.src for marker in MARKERS[:5]):
-        state.env["figrefs"] = []
         return
     labels: list[Label] = []
     out = []
@@ -79,7 +78,8 @@ def blocks_rule(state) -> None:
         elif not token.meta.get("figrefs_drop"):
             out.append(token)
     state.tokens[:] = out
-    state.env["figrefs"] = labels
+    if labels:  # the page's own keys of env only where it has labels
+        state.env["figrefs"] = labels
 
 
 def _section_target(state, token, label: str, tokens, index: int, labels: list[Label]) -> None:
@@ -127,7 +127,6 @@ def numbers_rule(state) -> None:
     env = state.env
     labels = env.get("figrefs", [])
     if not labels:
-        env["figrefs_targets"] = {}
         return
     ctx = env.get("ctx")
     unit = ctx.extra.get("figrefs", {}).get("numbers", {}).get(env["source"].slug) if ctx is not None else None
