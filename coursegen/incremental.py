@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from coursegen.errors import Problem, Problems
 from coursegen.memo import Memo
-from coursegen.model import Course, Heading, Page, Source
+from coursegen.model import Course, Page, Source
 from coursegen.stages.config import CONFIG_NAME, load_config, read_text
 from coursegen.stages.includes import covers_includes, included_texts
 from coursegen.stages.load import SOURCE_DIRS, SOURCE_SUFFIXES, author_code_uses, load_source, load_sources, source_kind
@@ -227,7 +227,7 @@ class RenderRecord:
     config_repr: tuple = (None, "")  # (configuration, digest of its repr): its repr lists every unit
     outline: str = ""  # digest of every unit's fields
     inputs: str = ""  # digest of what every page shares (outline, configuration, templates, switches)
-    headings: dict[str, tuple[Heading, ...]] = field(default_factory=dict)  # slug → headings, for linkers
+    headings: dict[str, tuple] = field(default_factory=dict)  # slug → linked_facts (headings, targets), for linkers
     course: Course | None = None
     rerendered: tuple[str, ...] = ()  # the slugs, and index.html or 404.html, rendered by the last build
     unmarked: frozenset[str] = frozenset()  # slugs kept whole, with their URLs (render.Unmarked)
@@ -616,9 +616,9 @@ def plan_render(course: Course, root: Path, common: dict, kept: RenderKept) -> t
         course_pages = [name for name in memo.table("rendered") if "." in name]  # "index.html": slugs have no dot
         memo.keep_only("rendered", [u.slug for u in course.written] + course_pages)
         memo.keep_only("filled", list(memo.table("rendered")))
-        headings = {u.slug: u.page.headings for u in course.written if u.page is not None}
+        headings = {u.slug: linked_facts(u.page) for u in course.written if u.page is not None}
     else:
-        headings = {**last.headings, **{unit.slug: unit.page.headings for unit in candidates}}
+        headings = {**last.headings, **{unit.slug: linked_facts(unit.page) for unit in candidates}}
     inputs = digest(outline, config_repr[1], extra, themes)
     record = replace(
         last, config_repr=config_repr, outline=outline, inputs=inputs, headings=headings, course=None, rerendered=()
@@ -646,16 +646,22 @@ def changed_units(course: Course, last: RenderRecord, kept: RenderKept) -> list 
         return None  # the outline changed (and with it the course map every page may show)
     reached = {unit.slug: unit for unit in changed}
     for unit in changed:
-        if unit.page is not None and unit.page.headings != last.headings.get(unit.slug):
+        if unit.page is not None and linked_facts(unit.page) != last.headings.get(unit.slug):
             reached.update((slug, course.unit(slug)) for slug in kept.linkers.get(unit.slug, ()))
     reached.update((slug, course.unit(slug)) for slug in last.unmarked)
     return [unit for unit in reached.values() if unit is not None and unit.page is not None]
 
 
+def linked_facts(page) -> tuple:
+    """Return what a page that links to `page` may show of it: its headings (a review's revisit list)
+    and its numbered targets (a reference's "Figure 3.2": stages/references.py)."""
+    return page.headings, page.derived.get("targets")
+
+
 def render_key(unit, course: Course, plan: RenderPlan, record: RenderRecord, memo: Memo) -> tuple:
     """Return the key that changes whenever re-rendering `unit` could give a different page."""
     prev, next_ = course.neighbours(unit.slug)
-    # Pages show the headings of the sections they link to (a review's revisit list does).
+    # Pages show the headings and numbers of what they link to (linked_facts).
     linked = tuple((slug, record.headings.get(slug)) for slug in sorted({link.slug for link in unit.page.links}))
     parsed = memo.peek("page", unit.page.source.path)
     page_key = (

@@ -49,6 +49,21 @@ class Link:
 
 
 @dataclass(frozen=True)
+class Target:
+    """Something a reference can name: a numbered figure, table or equation, or a labelled section.
+
+    Parse rules record a page's targets (`env["derived"]["targets"]`: element id → Target), so that
+    references from other pages are resolved after linking (stages/references.py)."""
+
+    kind: str  # "figure", "table", "equation" or "section"
+    number: str  # "3.2"; "" for a section
+    name: str  # what {numref} shows by default, in the course's language: "Figure 3.2"
+    title: str  # what {ref} shows: the caption's or the heading's plain text
+    label: str  # the author's label
+    line: int
+
+
+@dataclass(frozen=True)
 class Page:
     """A parsed source: front matter, rendered body HTML and what the link stage needs."""
 

@@ -16,6 +16,7 @@ def _listed() -> tuple:
     from coursegen.features import anchors, appearance, callouts
     from coursegen.features.calc import extension as calc
     from coursegen.features.cells import extension as cells
+    from coursegen.features.figrefs import extension as figrefs
     from coursegen.features.hosting import offline, robots
     from coursegen.features.math import extension as math
     from coursegen.features.myst import extension as myst
@@ -33,6 +34,7 @@ def _listed() -> tuple:
             (calc, "calc"),
             (cells, "cells"),
             (math, "math"),  # after calc: its rule runs before the roles, which calc's install set up
+            (figrefs, "figrefs"),  # numbered figures and tables, {numref} and {ref}
             (anchors, "anchors"),
             (questions, "questions"),
             (search, "search"),

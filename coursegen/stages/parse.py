@@ -226,6 +226,7 @@ def parse_source(md: CourseParser, source: Source, ctx: ParseContext, problems: 
         "assets": [],
         "widgets": [],
         "questions": [],
+        "derived": {},  # what rules found for later stages (e.g. "targets": stages/references.py)
     }
     tokens = md.parse(source.text, env)
     meta = _front_matter(tokens, source.path, problems, ctx.root)
@@ -246,7 +247,7 @@ def parse_source(md: CourseParser, source: Source, ctx: ParseContext, problems: 
         assets=tuple(env["assets"]),
         widgets=tuple(env["widgets"]),
         questions=tuple(env["questions"]),
-        derived={name: analyse(html, source) for name, analyse in md.page_analysers.items()},
+        derived={**env["derived"], **{name: analyse(html, source) for name, analyse in md.page_analysers.items()}},
     )
 
 

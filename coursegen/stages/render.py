@@ -46,6 +46,7 @@ from coursegen.paths import climbs_out
 from coursegen.stages import csp
 from coursegen.stages.assets import Assets, course_theme_assets, import_map, load_theme_assets
 from coursegen.stages.course_units import UNITS, CourseUnits
+from coursegen.stages.references import fill_references
 from coursegen.theme import files as theme
 from coursegen.theme import messages
 
@@ -548,7 +549,7 @@ def render_unit(env: jinja2.Environment, unit: Unit, course: Course, common: dic
         canonical_path=unit.url,
         unit=unit,
         page=page,
-        body=Markup(page.html),
+        body=Markup(fill_references(page.html, course)),
         toc=[h for h in page.headings if h.level <= 3],
         prev=prev,
         next=next_,

@@ -4,7 +4,8 @@ MyST's syntax, so Jupyter Book sources work: `$$ … $$ (label)`, a ```` ```{mat
 `:label:` line, or `\\label{…}` inside display math, numbers the equation per lesson ("(3.2)": the
 unit's place in course.yaml, then the equation's among the page's labelled ones); `` {eq}`label` ``
 and `\\eqref{label}` (or `\\ref{label}`, without parentheses) inside math link to it, and
-`` {eq}`03-newton.md#label` `` to one of another unit, checked by the link stage as links are.
+`` {eq}`03-newton.md#label` `` to one of another unit, checked by the link stage as links are and
+numbered after linking (stages/references.py).
 
 One core rule does a page's math before its roles run: it finds every formula and label, numbers
 the labelled ones, reports unknown and doubled labels, and converts the formulas Temml has not
@@ -22,8 +23,9 @@ from markdown_it.common.utils import escapeHtml
 
 from coursegen.errors import Problems, did_you_mean
 from coursegen.memo import Memo
-from coursegen.model import Link
+from coursegen.model import Link, Target
 from coursegen.stages.parse import child_lines, register_fence
+from coursegen.stages.references import placeholder
 from coursegen.stages.roles import register_role
 from coursegen.theme import math_font
 from coursegen.theme.messages import say, texts
@@ -153,6 +155,9 @@ def _number(formulas: list[dict], env: dict) -> dict[str, tuple[str, int]]:
         count += 1
         item["label"], item["number"] = label, f"{unit}.{count}" if unit else str(count)
         labels[label] = (item["number"], item["line"])
+        name = say(texts(env), "math.equation", number=item["number"])
+        target = Target("equation", item["number"], name, "", label, item["line"])
+        env.setdefault("derived", {}).setdefault("targets", {})[equation_id(label)] = target  # for other pages
     return labels
 
 
@@ -286,7 +291,8 @@ def _eq_elsewhere(target: str, env: dict, line: int, col: int) -> str:
         return f"<code>{escapeHtml(target)}</code>"
     env["links"].append(Link(slug, equation_id(label), line))
     unit = ctx.extra.get("math", {}).get("numbers", {}).get(slug)
-    # The other page's numbers are not known while this one is parsed (pages parse apart): the text
-    # names the label and the unit.
+    # The other page's numbers are not known while this one is parsed (pages parse apart): a
+    # placeholder, filled with "(3.2)" after linking (stages/references.py); until then it names
+    # the label and the unit.
     text = say(texts(env), "math.other_unit", label=label, unit=unit) if unit else f"({label})"
-    return f'<a class="eqref" href="{escapeHtml(slug)}.html#{escapeHtml(equation_id(label))}">{escapeHtml(text)}</a>'
+    return placeholder(slug, equation_id(label), "eq", "", text)

@@ -145,12 +145,12 @@ def test_a_label_defined_twice_is_an_error_at_both_lines(mini_course):
     ]
 
 
-def test_an_equation_of_another_unit_is_linked_and_its_label_checked_as_links_are(mini_course):
+def test_an_equation_of_another_unit_shows_its_number_and_its_label_is_checked_as_links_are(mini_course):
     first = mini_course / "lessons" / "01-first.md"
     first.write_text(first.read_text() + "\n$$E = mc^2$$ (energy)\n")
     put(mini_course, "As in {eq}`01-first.md#energy`.")
     page = second_page(mini_course)
-    assert '<a class="eqref" href="first.html#eq-energy">(energy, unit 1)</a>' in page
+    assert '<a class="eqref" href="first.html#eq-energy">(1.1)</a>' in page  # filled after linking
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("#energy", "#enrgy"))
     assert problems_of(mini_course) == [
