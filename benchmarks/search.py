@@ -155,6 +155,7 @@ def measure(browser, site: Path, base: str, query: str, repeat: int) -> dict:
     context = browser.new_context(service_workers="block")
     page = context.new_page()
     page.goto(base + "lesson-1.html", wait_until="networkidle")  # only what search fetches is counted
+    page.locator("[data-search-open]").wait_for()  # search.js has run: "/" opens search
     fetched = []
     page.on("requestfinished", lambda request: fetched.append(request))
     status = page.locator("[data-search-status]")

@@ -189,8 +189,7 @@ def render_site(
     assets = course_theme_assets(root, course.config, memo, theme_key)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
-        assets.urls.update(extra_assets.urls)
-        assets.files.update(extra_assets.files)
+        assets.overlay(extra_assets)
     modules = import_map(scripts, assets.url)
     engine = {
         "course": course,

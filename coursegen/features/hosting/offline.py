@@ -138,7 +138,9 @@ def add_files(course, root, assets, problems, session) -> None:
 
     def worker() -> dict[str, bytes]:
         theme_key = theme_signature(root, session.changes)
-        site_files = {**course_theme_assets(root, course.config, session.memo, theme_key).files, **assets.files}
+        site = course_theme_assets(root, course.config, session.memo, theme_key)
+        site.overlay(assets)
+        site_files = site.files
         return {SW_NAME: service_worker(course, root, site_files, session.memo, theme_key)}
 
     assets.urls[SW_NAME] = SW_NAME
