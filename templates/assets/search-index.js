@@ -7,6 +7,7 @@ const WORD = /[\p{L}\p{N}]+/gu;  // as sections.py's WORD: letters and digits
 // as combining marks (NFD text) stay in it, and are folded away when it is compared
 const SPLIT = /([\p{L}\p{N}][\p{L}\p{N}\p{Mn}]*)/u;
 const MARKS = /\p{Mn}/gu;
+const ASCII = /^[\x00-\x7f]*$/;
 const LONGEST = 40;  // characters: index.py leaves longer runs out of the index
 const TITLE_WEIGHT = 3;  // as sections.py's: a word in a heading counts three times
 const COMPLETIONS = 64;  // a word's completions scored at most (the shortest): "a" or "co" stays fast
@@ -24,6 +25,7 @@ export function terms(text) {
 /** Return `text` lower-case, in compatibility decomposition without non-spacing marks, as
  * sections.py's folded(): "Método", "me\u0301todo" and "metodo" all become "metodo". */
 export function folded(text) {
+  if (ASCII.test(text)) return text.toLowerCase();  // most text: nothing to decompose
   return text.toLowerCase().normalize("NFKD").replace(MARKS, "").toLowerCase();
 }
 

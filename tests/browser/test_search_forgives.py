@@ -56,7 +56,9 @@ El método converge rápido en una máquina con aritmética de coma flotante.
 
 def test_words_typed_without_accents_or_decomposed_find_the_accented_text(mini_course, capsys, page_and_watch):
     lesson = mini_course / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text() + SPANISH.format(nfd=unicodedata.normalize("NFD", "Una canción sobre el corazón.")))
+    lesson.write_text(
+        lesson.read_text() + SPANISH.format(nfd=unicodedata.normalize("NFD", "Una canción sobre el corazón."))
+    )
     assert run_cli(capsys, "--root", mini_course, "build")[0] == 0
     page, watch = page_and_watch
     with serving(mini_course / "site") as base:

@@ -223,9 +223,11 @@ def served_font(root: Path, written: str, assets, problems, session) -> bytes | 
         return font
     try:
         cut = font_subset.subset(font, font_subset.needed(written), session.memo if session else None)
-    except Exception as error:  # fontTools raises many kinds for a file that is not a font it reads
+    except font_subset.NotAFont as error:
         where = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
-        problems.warning(where, 0, f"the math font could not be cut to the formulas' characters, so it is served whole: {error}")
+        problems.warning(
+            where, 0, f"the math font could not be cut to the formulas' characters, so it is served whole: {error}"
+        )
         return font
     assets.add(math_font.FONT, cut)  # in place of the theme's whole file (render.render_site)
     return cut

@@ -73,12 +73,22 @@ def italic(char: str) -> str:
     return char
 
 
+class NotAFont(ValueError):
+    """The math font file is not a font fontTools can read and cut."""
+
+
 def subset(font: bytes, text: str, memo: Memo | None = None) -> bytes:
     """Return `font` (WOFF2) cut to the glyphs of `text` and every glyph they lead to, as WOFF2.
-    Kept in `memo` by the font's digest and the characters; raises fontTools' errors for a file
-    that is no font."""
+    Kept in `memo` by the font's digest and the characters; NotAFont for a file that is no font."""
+    import struct
+
+    from fontTools.ttLib import TTLibError
+
     digest = hashlib.sha256(font).hexdigest()
-    return remembered(memo, "math font subset", (digest, text), lambda: _subset(_decoded(font, digest, memo), text))
+    try:
+        return remembered(memo, "math font subset", (digest, text), lambda: _subset(_decoded(font, digest, memo), text))
+    except (TTLibError, struct.error, LookupError, AssertionError, ValueError, EOFError) as error:
+        raise NotAFont(str(error) or type(error).__name__) from error
 
 
 def _decoded(font: bytes, digest: str, memo: Memo | None) -> bytes:
@@ -100,7 +110,7 @@ def _subset(font: bytes, text: str) -> bytes:
     from fontTools.ttLib import TTFont
 
     options = subsetter.Options()
-    options.layout_features = ["*"]  # ssty (script sizes), flac, … as the browser asks for them
+    options.layout_features = ["*"]  # every feature the font has (rtlm, frac, …), as the browser asks for them
     options.name_IDs = ["*"]  # the licence and the names stay
     options.notdef_outline = True
     options.flavor = "woff2"
