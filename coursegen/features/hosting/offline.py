@@ -18,6 +18,7 @@ from coursegen.incremental import theme_signature
 from coursegen.memo import Memo, remembered
 from coursegen.model import per_unit
 from coursegen.stages.assets import course_theme_assets
+from coursegen.stages.render import SESSION
 from coursegen.stages.parse import page_digest
 from coursegen.theme import files as theme
 
@@ -41,7 +42,8 @@ def configure(config, options):
 
 def precache_list(course, site_files: dict[str, bytes], memo: Memo | None = None) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
-    pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
+    units = [unit.url for unit in course.written]
+    pages = ["./", "index.html", "404.html"] + ([] if SESSION in units else [SESSION]) + units
     media = sorted({site for site, _ in media_files(course.written, memo)})
     key = (tuple(site_files), tuple(map(len, site_files.values())))
     # serve: the same files (a search index of thousands) build after build
