@@ -18,8 +18,8 @@ from coursegen.incremental import theme_signature
 from coursegen.memo import Memo, remembered
 from coursegen.model import per_unit
 from coursegen.stages.assets import course_theme_assets
-from coursegen.stages.render import SESSION
 from coursegen.stages.parse import page_digest
+from coursegen.stages.render import SESSION
 from coursegen.theme import files as theme
 
 SW_NAME = "sw.js"
