@@ -53,7 +53,7 @@ def test_with_questions_due_the_map_offers_a_session_that_asks_them_one_at_a_tim
     answer_every_question(page, site + "check-dough.html")
     page.goto(site + "index.html")
     page.wait_for_selector("html[data-review=ready]")
-    expect(page.locator("[data-course-next]")).not_to_contain_text("Time to review")  # nothing due yet
+    expect(page.locator("[data-course-next]")).not_to_contain_text("Questions are due")  # nothing due yet
     due = sorted(stored(page))
     later = context.new_page()
     now = datetime.now(UTC) + timedelta(days=400)  # every answer's first interval has passed
@@ -61,7 +61,7 @@ def test_with_questions_due_the_map_offers_a_session_that_asks_them_one_at_a_tim
     later.goto(site + "index.html")
     later.wait_for_selector("html[data-review=ready]")
     offer = later.locator("[data-course-next]")
-    expect(offer).to_have_text(f"Time to review: {len(due)} questions due")
+    expect(offer).to_have_text(f"Questions are due: Review {len(due)} questions now")
     offer.locator("a").click()
     later.wait_for_url("**/review-session.html")
     progress = later.locator("[data-session-progress]")
@@ -87,7 +87,7 @@ def test_with_questions_due_the_map_offers_a_session_that_asks_them_one_at_a_tim
     later.locator("[data-session-back]").click()
     later.wait_for_url("**/index.html")
     later.wait_for_selector("html[data-review=ready]")
-    expect(later.locator("[data-course-next]")).not_to_contain_text("Time to review")
+    expect(later.locator("[data-course-next]")).not_to_contain_text("Questions are due")
     expect(later.locator("[data-due]")).to_be_hidden()
 
 
