@@ -29,6 +29,8 @@ SIZES = {
     "written": PER_PAGE,  # slug or file name → incremental.WrittenPage (disk_cache.load_rendered)
     "unit list": 2,  # by what every page shares: stages/course_units.py
     "mathml": 16384,  # (LaTeX, display) → (True, MathML) or (False, Temml's message): features/math/
+    "math font": 1,  # the math font's WOFF2, decoded, by its digest (features/math/font_subset.py)
+    "math font subset": 4,  # the math font cut to the course's characters, by its digest and them
     "lexer": 256,
     "pygments formatter": 1,
     "pygments css": 1,

@@ -127,7 +127,7 @@ def test_a_template_edit_rerenders_every_page_but_reparses_none(mini_course):
     append(mini_course / "templates" / "lesson.html", "{# a comment #}\n")
     build_site(mini_course, session=cache)
     assert cache.parsed == []
-    assert sorted(cache.rerendered) == ["404.html", "check", "first", "index.html", "second"]
+    assert sorted(cache.rerendered) == ["404.html", "check", "first", "index.html", "review-session.html", "second"]
 
 
 def test_a_kernel_edit_reparses_only_pages_that_compute_with_kernels(mini_course):

@@ -91,6 +91,15 @@ class Assets:
         self.urls[name], self.files[path] = path, data
         return path
 
+    def overlay(self, other: Assets) -> None:
+        """Add `other`'s assets; one of a name this holds replaces it, file and all (the math font cut to
+        the course's characters in place of the theme's whole font)."""
+        for name, path in other.urls.items():
+            if self.urls.get(name, path) != path:
+                self.files.pop(self.urls[name], None)
+        self.urls.update(other.urls)
+        self.files.update(other.files)
+
     def url(self, name: str) -> str:
         """Return the hashed site path of a stored asset (KeyError names a missing one)."""
         return self.urls[name]

@@ -190,8 +190,7 @@ def render_site(
     assets = course_theme_assets(root, course.config, memo, theme_key)
     scripts = list(assets.urls)  # the theme's own files: its scripts make the pages' module graph
     if extra_assets:
-        assets.urls.update(extra_assets.urls)
-        assets.files.update(extra_assets.files)
+        assets.overlay(extra_assets)
     modules = import_map(scripts, assets.url)
     engine = {
         "course": course,
@@ -221,10 +220,15 @@ def render_site(
         for site_path, source_path in unit.page.assets:
             out[site_path] = (root / source_path).read_bytes()
     out["404.html"] = _course_page(env, "404.html", None, common, fill, memo, plan, rerendered)
+    if SESSION not in out:  # the review session (docs/reviews.md), unless a unit took its name
+        out[SESSION] = _course_page(env, SESSION, SESSION, common, fill, memo, plan, rerendered)
     out[".nojekyll"] = b""
     if course.config.base_url:
         out["sitemap.xml"] = sitemap(course).encode()
     return out, replace(record, rerendered=tuple(rerendered))  # in no order: the pipeline sorts the whole site once
+
+
+SESSION = "review-session.html"
 
 
 def environment(

@@ -21,13 +21,17 @@ STYLESHEET = "math.css"  # asset name of the generated stylesheet
 FAMILY = "Noto Sans Math"
 
 
-def stylesheet(root: Path) -> str:
-    """Return math.css for the course at `root`, or '' when no theme folder holds the font."""
-    font = theme.find(root, f"{theme.ASSETS}/{FONT}")
+def font_file(root: Path) -> Path | None:
+    """Return the math font of the course at `root` (its own, or the theme's), or None."""
+    return theme.find(root, f"{theme.ASSETS}/{FONT}")
+
+
+def stylesheet(font: bytes | None) -> str:
+    """Return math.css for the font file the site serves (`font`), or '' when there is none."""
     if font is None:
         return ""
     # math.css is itself an asset (assets/math.<hash>.css): the font's URL is relative to assets/.
-    url = hashed_name(FONT, font.read_bytes())
+    url = hashed_name(FONT, font)
     return (
         f'@font-face {{ font-family: "{FAMILY}"; src: url("{url}") format("woff2"); font-display: optional; }}\n'
         f'math {{ font-family: "{FAMILY}", math; }}\n' + TEMML_LAYOUT

@@ -4,7 +4,7 @@
 // question modules load only on pages that have questions.
 import { h } from "coursegen/dom.js";
 import { courseOf, openStore } from "coursegen/progress.js";
-import { markUnits, showCorrupt, showDue, showNext, unsavedNotice } from "coursegen/review/marks.js";
+import { markUnits, offerSession, showCorrupt, showDue, showNext, unsavedNotice } from "coursegen/review/marks.js";
 
 const config = readConfig();
 
@@ -27,6 +27,7 @@ async function start({ course, id, page }) {
   markUnits(document, store.data);
   showNext(document.querySelector("[data-course-next]"), store.data);
   showDue(document.querySelector("[data-due]"), store.due(new Date()));
+  offerSession(document.querySelector("[data-course-next]"), store.due(new Date()));
   showCorrupt(store);
   if (page && document.querySelector("[data-code-cell]")) import("coursegen/cells.js").then((cells) => cells.enhanceCells(store, page));
   if (questions.length) await enhanceQuestions(questions, store, page);

@@ -3,18 +3,50 @@
 // and the fragments of the first results' pages. Every file fetched is kept for the next query.
 
 const WORD = /[\p{L}\p{N}]+/gu;  // as sections.py's WORD: letters and digits
-const SPLIT = /([\p{L}\p{N}]+)/u;  // split() keeps the words at odd places, what lies between at even ones
+// split() keeps the words at odd places, what lies between at even ones; a word's accents written
+// as combining marks (NFD text) stay in it, and are folded away when it is compared
+const SPLIT = /([\p{L}\p{N}][\p{L}\p{N}\p{Mn}]*)/u;
+const MARKS = /\p{Mn}/gu;
+const ASCII = /^[\x00-\x7f]*$/;
 const LONGEST = 40;  // characters: index.py leaves longer runs out of the index
 const TITLE_WEIGHT = 3;  // as sections.py's: a word in a heading counts three times
 const COMPLETIONS = 64;  // a word's completions scored at most (the shortest): "a" or "co" stays fast
 const SHORTER = 2;  // letters a word the index lacks may lose from its end ("gates" finds "gate")
 const SHORTEST = 4;  // letters such a shortened word keeps at least
+const NEAREST = 5;  // letters a query word needs before a term one edit away may stand for it (index.py's)
 const EXCERPT = 24;  // words quoted from a section
 const BEFORE = 6;  // of them, before the first match
 
 /** Return the index terms of `text`, as sections.py cuts them. */
 export function terms(text) {
-  return (text.toLowerCase().match(WORD) ?? []).filter((word) => word.length <= LONGEST);
+  return (folded(text).match(WORD) ?? []).filter((word) => word.length <= LONGEST);
+}
+
+/** Return `text` lower-case, in compatibility decomposition without non-spacing marks, as
+ * sections.py's folded(): "Método", "me\u0301todo" and "metodo" all become "metodo". */
+export function folded(text) {
+  if (ASCII.test(text)) return text.toLowerCase();  // most text: nothing to decompose
+  return text.toLowerCase().normalize("NFKD").replace(MARKS, "").toLowerCase();
+}
+
+/** Return whether `a` becomes `b` by at most one edit: a letter added, dropped, changed, or two
+ * neighbours swapped (the Damerau distance is 0 or 1). */
+export function oneEditApart(a, b) {
+  if (a.length > b.length) [a, b] = [b, a];
+  if (b.length - a.length > 1) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  if (i === a.length) return true;  // equal, or b has one letter more at its end
+  if (a.length < b.length) return a.slice(i) === b.slice(i + 1);
+  return a.slice(i + 1) === b.slice(i + 1)
+    || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2));
+}
+
+/** Return the shards where a term one edit away from `word` may be filed or listed as near: the
+ * word's own prefix, and its prefixes without its first letter and without its second (index.py's
+ * near_keys explains why these suffice). */
+export function nearShards(word, prefix) {
+  return [...new Set([word.slice(0, prefix), word.slice(1, prefix + 1), word[0] + word.slice(2, prefix + 1)])];
 }
 
 async function json(url, init) {
@@ -76,29 +108,51 @@ export async function openIndex(url) {
     return decoded.get(term);
   }
 
-  function indexed(word, known) {
+  function stemmed(word, known) {
     // The word as the index has it: itself, when some term starts with it, or else the word without
     // its last letter or two ("gates" → "gate", "modelled" → "model"), which finds plurals and
-    // other endings the pages do not use.
-    const terms = Object.keys(known);
+    // other endings the pages do not use; null when neither is there.
+    const terms = Object.keys(known).filter((term) => term !== "");
     for (let cut = 0; cut <= SHORTER; cut++) {
       const stem = word.slice(0, word.length - cut);
       if (cut && stem.length < SHORTEST) break;
       if (terms.some((term) => term.startsWith(stem))) return stem;
     }
-    return word;
+    return null;
   }
 
-  function scores(word, found) {
+  async function resolve(word) {
+    // What a query word finds: { word, terms: the index's terms it stands for, of the shards
+    // fetched as { term: postings }, exact: whether it finds its completions rather than a list }.
+    const own = await shard(word.slice(0, entry.prefix));
+    const stem = word.length < entry.prefix ? word : stemmed(word, own);
+    if (stem !== null) return { word: stem, exact: true, found: own };
+    if (word.length < NEAREST || !/^\p{L}+$/u.test(word)) return { word, exact: true, found: {} };
+    // Not in the index: the terms one edit away ("recipocal" → "reciprocal"), found in its own shard
+    // or in the two its near keys name, as their own terms or in their "" list of near terms
+    const shards = await Promise.all(nearShards(word, entry.prefix).map(shard));
+    const near = new Set(shards.flatMap((held) => [...Object.keys(held), ...(held[""] ?? [])])
+      .filter((term) => term !== "" && oneEditApart(word, term)));
+    const found = {};
+    for (const term of [...near].sort()) {
+      const held = shards.find((one) => Object.hasOwn(one, term)) ?? await shard(term.slice(0, entry.prefix));
+      if (Object.hasOwn(held, term)) found[term] = held[term];
+    }
+    return { word, exact: false, found };
+  }
+
+  function scores(resolved) {
     // page → its best score for this word: the word itself, or a completion ("gate" → "gates",
-    // weighing as much less as it is longer); rarer terms count more (BM25's inverse document frequency)
+    // weighing as much less as it is longer), or a term one edit away; rarer terms count more
+    // (BM25's inverse document frequency)
+    const { word, found } = resolved;
     const best = new Map();
-    const completions = Object.keys(found).filter((term) => term.startsWith(word))
+    const completions = Object.keys(found).filter((term) => term !== "" && (!resolved.exact || term.startsWith(word)))
       .sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, COMPLETIONS);
     for (const term of completions) {
       const [pages, weights] = postings(term, found[term]);
       const rarity = Math.log(1 + (total - pages.length + 0.5) / (pages.length + 0.5));
-      const factor = rarity * (word.length / term.length);
+      const factor = rarity * (resolved.exact ? word.length / term.length : 0.5);
       for (let i = 0; i < pages.length; i++) {
         const score = factor * weights[i];
         if (!(best.get(pages[i]) >= score)) best.set(pages[i], score);
@@ -107,26 +161,23 @@ export async function openIndex(url) {
     return best;
   }
 
-  /** The sections that match `query` on the pages holding all its words: at most `shown` sections
-   * from the best `pages` pages, best first; null if `wanted()` turned false meanwhile. */
+  /** The sections that match `query`, the pages holding more of its words first: at most `shown`
+   * sections from the best `pages` pages, best first; null if `wanted()` turned false meanwhile. */
   async function search(query, { shown = 20, pages = 8, wanted = () => true } = {}) {
     const typed = [...new Set(terms(query))];
     if (!typed.length) return { hits: [], more: false };
-    const loaded = await Promise.all(typed.map((word) => shard(word.slice(0, entry.prefix))));
+    const words = await Promise.all(typed.map(resolve));
     if (!wanted()) return null;
-    const words = typed.map((word, i) => (word.length < entry.prefix ? word : indexed(word, loaded[i])));
-    const perWord = words.map((word, i) => scores(word, loaded[i])).sort((a, b) => a.size - b.size);
-    const ranked = [];
-    for (const [number, score] of perWord[0]) {
-      let sum = score;
-      for (const other of perWord.slice(1)) {
-        const more = other.get(number);
-        if (more === undefined) { sum = -1; break; }
-        sum += more;
+    const held = new Map();  // page → [how many of the words it holds, their scores' sum]
+    for (const perWord of words.map(scores)) {
+      for (const [number, score] of perWord) {
+        const [count, sum] = held.get(number) ?? [0, 0];
+        held.set(number, [count + 1, sum + score]);
       }
-      if (sum >= 0) ranked.push([number, sum]);
     }
-    ranked.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    // a word no page holds (a name the course never uses) leaves the others to rank the pages
+    const ranked = [...held].map(([number, [count, sum]]) => [number, count, sum]);
+    ranked.sort((a, b) => b[1] - a[1] || b[2] - a[2] || a[0] - b[0]);
     const best = await Promise.all(ranked.slice(0, pages).map(([number]) => page(number)));
     if (!wanted()) return null;
     const matches = matcher(words, entry.prefix);
@@ -167,9 +218,11 @@ function hit(page, [anchor, title, text], matches, site) {
   };
 }
 
-/** Return whether a lower-case term is `word` or a completion of it (a word shorter than the
- * index's `prefix` matches only itself there, and so here). */
-function finds(word, prefix) {
+/** Return whether a folded term is what a resolved query word finds: the word or a completion of
+ * it (a word shorter than the index's `prefix` matches only itself there, and so here), or one of
+ * the terms one edit away it stands for. */
+function finds({ word, exact, found }, prefix) {
+  if (!exact) return (term) => Object.hasOwn(found, term);
   return (term) => (word.length < prefix ? term === word : term.startsWith(word));
 }
 
@@ -177,7 +230,7 @@ function finds(word, prefix) {
 function matcher(words, prefix) {
   const tests = words.map((word) => finds(word, prefix));
   return (piece) => {
-    const lower = piece.toLowerCase();
+    const lower = folded(piece);
     return tests.some((test) => test(lower));
   };
 }

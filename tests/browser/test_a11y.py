@@ -24,6 +24,7 @@ PAGE_TYPES = {
     "lesson with a widget": "moon.html",
     "review": "recap.html",
     "not found": "404.html",
+    "review session": "review-session.html",
 }
 FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]:not([tabindex='-1'])"
 

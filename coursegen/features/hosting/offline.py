@@ -19,6 +19,7 @@ from coursegen.memo import Memo, remembered
 from coursegen.model import per_unit
 from coursegen.stages.assets import course_theme_assets
 from coursegen.stages.parse import page_digest
+from coursegen.stages.render import SESSION
 from coursegen.theme import files as theme
 
 SW_NAME = "sw.js"
@@ -41,7 +42,8 @@ def configure(config, options):
 
 def precache_list(course, site_files: dict[str, bytes], memo: Memo | None = None) -> list[str]:
     """Return the site paths to fetch at install: the pages, then every small asset and media file."""
-    pages = ["./", "index.html", "404.html"] + [unit.url for unit in course.written]
+    units = [unit.url for unit in course.written]
+    pages = ["./", "index.html", "404.html"] + ([] if SESSION in units else [SESSION]) + units
     media = sorted({site for site, _ in media_files(course.written, memo)})
     key = (tuple(site_files), tuple(map(len, site_files.values())))
     # serve: the same files (a search index of thousands) build after build
@@ -138,7 +140,9 @@ def add_files(course, root, assets, problems, session) -> None:
 
     def worker() -> dict[str, bytes]:
         theme_key = theme_signature(root, session.changes)
-        site_files = {**course_theme_assets(root, course.config, session.memo, theme_key).files, **assets.files}
+        site = course_theme_assets(root, course.config, session.memo, theme_key)
+        site.overlay(assets)
+        site_files = site.files
         return {SW_NAME: service_worker(course, root, site_files, session.memo, theme_key)}
 
     assets.urls[SW_NAME] = SW_NAME

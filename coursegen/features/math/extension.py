@@ -18,10 +18,12 @@ from __future__ import annotations
 import posixpath
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from markdown_it.common.utils import escapeHtml
 
 from coursegen.errors import Problems, did_you_mean
+from coursegen.features.math import font_subset
 from coursegen.memo import Memo
 from coursegen.model import Link, Target
 from coursegen.stages.parse import child_lines, register_fence
@@ -39,6 +41,7 @@ UNSAFE_IN_CSS = re.compile(r"[{}<>\\@]|/\*")
 PLACEHOLDER = re.compile(r"<mtext>@(eqref|ref)([0-9a-f]*)@</mtext>")
 OPTION = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
 LABEL_HINT = "a label is letters, digits, '-', '_', ':' or '.', e.g. (eq-newton)"
+SESSION_HOOKS = ("add_files",)  # this hook also takes the build's session, for its memo (extensions.ModuleExtension)
 VALID_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 
 
@@ -185,22 +188,54 @@ def _style_as_data(match) -> str:
     return f' data-tml-style="{match.group(1)}"'
 
 
-def analyse(html: str, source=None) -> tuple[str, ...]:
-    """Return the distinct Temml styles the page's formulas use (kept with the page: see add_files)."""
-    return tuple(sorted(set(DATA_STYLE.findall(html)))) if "data-tml-style" in html else ()
+class MathUse(NamedTuple):
+    """What a page's formulas need from math.css and the math font (kept with the page: see add_files)."""
+
+    styles: tuple[str, ...]  # the distinct Temml styles, sorted
+    characters: str  # the distinct characters written inside <math>, sorted (font_subset.characters)
 
 
-def add_files(course, root: Path, assets, problems) -> None:
-    """Add math.css: the math font's rules, Temml's layout rules and a rule per style the formulas use."""
-    styles = sorted(
-        {style for unit in (course.written if course else ()) for style in unit.page.derived.get("math", ())}
-    )
+def analyse(html: str, source=None) -> MathUse | None:
+    """Return what the page's formulas use, or None for a page without any."""
+    if "<math" not in html:
+        return None
+    styles = tuple(sorted(set(DATA_STYLE.findall(html)))) if "data-tml-style" in html else ()
+    return MathUse(styles, font_subset.characters(html))
+
+
+def add_files(course, root: Path, assets, problems, session) -> None:
+    """Add math.css (the math font's rules, Temml's layout rules and a rule per style the formulas
+    use) and the math font, cut to the characters every page's formulas use together."""
+    uses = [use for unit in (course.written if course else ()) if (use := unit.page.derived.get("math"))]
+    styles = sorted({style for use in uses for style in use.styles})
+    font = served_font(root, "".join(sorted({c for use in uses for c in use.characters})), assets, problems, session)
     rules = [
         f'[data-tml-style="{style}"] {{ {style} }}\n'
         for style in styles
         if not UNSAFE_IN_CSS.search(style)  # Temml writes only declarations; anything else stays out of the sheet
     ]
-    assets.add(math_font.STYLESHEET, (math_font.stylesheet(root) + "".join(rules)).encode())
+    assets.add(math_font.STYLESHEET, (math_font.stylesheet(font) + "".join(rules)).encode())
+
+
+def served_font(root: Path, written: str, assets, problems, session) -> bytes | None:
+    """Return the math font's bytes as the site serves them: cut to the glyphs of `written` when
+    any page has a formula (the asset replaced), whole when none has or fontTools cannot read it."""
+    file = math_font.font_file(root)
+    if file is None:
+        return None
+    font = file.read_bytes()
+    if not written:
+        return font
+    try:
+        cut = font_subset.subset(font, font_subset.needed(written), session.memo if session else None)
+    except font_subset.NotAFont as error:
+        where = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
+        problems.warning(
+            where, 0, f"the math font could not be cut to the formulas' characters, so it is served whole: {error}"
+        )
+        return font
+    assets.add(math_font.FONT, cut)  # in place of the theme's whole file (render.render_site)
+    return cut
 
 
 def _reference_in_math(match, labels: dict) -> str:

@@ -9,6 +9,9 @@ Layout under search/ (search-index.js reads it):
 - `t/<prefix in hex>.<digest>.json`: `{term: postings}` for the terms starting with that prefix,
   where postings are flat `[page, weight, page gap, weight, …]`: a page's number as the gap from
   the one before (small numbers, which compress well) and a whole-number weight for ranking.
+  A shard also lists, under the key "" (no term is empty), the terms of other shards that are one
+  edit away from terms of its own in their first letters (`near_keys`), so that a query word mistyped
+  there still finds its term by fetching the shards its own near keys name (search-index.js).
 - `p/<digest>.json`: a fragment: a list of consecutive pages, each `{url, title, label, sections}`
   with sections as `[anchor, title, text]`, fetched only for the first results' pages (the browser
   ranks their sections and quotes them). Pages share a file up to FRAGMENT_SIZE bytes: each file
@@ -39,6 +42,7 @@ LONGEST = 40  # characters: longer runs are hashes or data, not words anyone typ
 K1, B = 1.2, 0.75
 AVERAGE = 1000
 SCALE = 20
+NEAREST = 5  # letters of the shortest term a mistyped query word may find (shorter words have too many neighbours)
 FRAGMENT_SIZE = 32 * 1024  # bytes of JSON: some 10 KB over the network from a host that compresses
 
 
@@ -76,16 +80,31 @@ def search_files(pages: list[tuple[str, str, str, PageText]]) -> dict[str, bytes
     if held:
         close_fragment()
     shards: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    near: dict[str, list[str]] = defaultdict(list)
     for term in sorted(postings):
         shards[term[:PREFIX]][term] = postings[term]
+        for key in near_keys(term):
+            near[key].append(term)
+    for key, listed in sorted(near.items()):
+        shards[key][""] = listed  # type: ignore[assignment]
     prefixes = {}
-    for prefix, shard in shards.items():
+    for prefix, shard in sorted(shards.items()):
         data = dump(shard)
         name = f"t/{prefix.encode().hex()}.{digest(data)}.json"
         files[f"{FOLDER}/{name}"] = data
         prefixes[prefix] = name
     files[ENTRY] = dump({"version": 1, "prefix": PREFIX, "fragments": fragments, "terms": prefixes})
     return dict(sorted(files.items()))
+
+
+def near_keys(term: str) -> list[str]:
+    """Return the shards, other than its own, where a query word one edit away from `term` in its
+    first PREFIX letters looks for it: the term's prefix without its first letter, and without
+    its second. A word with a letter missing, changed or swapped there has one of these (or its
+    own term's) as a prefix of the same deletions of its own (search-index.js fetches those)."""
+    if len(term) < NEAREST or not term.isalpha():  # numbers are not mistyped words
+        return []
+    return sorted({term[1 : PREFIX + 1], term[0] + term[2 : PREFIX + 1]} - {term[:PREFIX]})
 
 
 def dump(value) -> bytes:

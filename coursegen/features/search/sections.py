@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from typing import NamedTuple
 
@@ -49,9 +50,18 @@ class PageText(NamedTuple):
 
 
 def terms(text: str) -> list[str]:
-    """Return the index terms of `text`: lower-case runs of letters and digits (index.py drops the
-    ones longer than LONGEST)."""
-    return WORD.findall(text.lower())
+    """Return the index terms of `text`: lower-case runs of letters and digits, folded (index.py
+    drops the ones longer than LONGEST)."""
+    return WORD.findall(folded(text.lower()))
+
+
+def folded(text: str) -> str:
+    """Return `text` in compatibility decomposition without its non-spacing marks: "método" typed
+    or stored either way (NFC or NFD), and "metodo", all become "metodo"; "ﬁ" becomes "fi".
+    search-index.js folds a query the same way."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if unicodedata.category(c) != "Mn").lower()
 
 
 def term_counts(text: str) -> Counter:
@@ -60,7 +70,7 @@ def term_counts(text: str) -> Counter:
     found = Counter({run.decode(): count for run, count in counts.items() if run.isascii()})
     for run, count in counts.items():
         if not run.isascii():  # a word with letters beyond ASCII, or words joined by a dash or a symbol ("a–b")
-            for term in WORD.findall(run.decode()):
+            for term in WORD.findall(folded(run.decode())):
                 found[term] += count
     return found
 

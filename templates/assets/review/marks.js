@@ -43,6 +43,16 @@ export function showNext(box, data) {
   link.textContent = `${label} · ${title.textContent.trim()}`;
 }
 
+/** While questions are due, make the course map's main link the review session (its URL is the box's
+ * data-review-session) instead of the next unit: the due list below still links each question. */
+export function offerSession(box, due) {
+  if (!box?.dataset.reviewSession || !due.length) return;
+  box.querySelector("[data-course-next-verb]").textContent = t("map.review_due");
+  const link = box.querySelector("a");
+  link.href = box.dataset.reviewSession;
+  link.textContent = due.length === 1 ? t("map.session_one") : t("map.session_other", { count: due.length });
+}
+
 /** Say once, in a note that covers no text, that stored progress could not be read; offer the damaged copy. */
 export function showCorrupt(store) {
   const text = store.corruptText();

@@ -49,6 +49,8 @@ def postings(outputs: dict[str, bytes]) -> dict[str, list[tuple[int, int]]]:
     found = {}
     for prefix, name in entry["terms"].items():
         for term, flat in json.loads(outputs[f"{FOLDER}/{name}"]).items():
+            if term == "":  # the terms near this shard's prefix, filed in others (index.near_keys)
+                continue
             assert term.startswith(prefix) and len(prefix) == min(PREFIX, len(term))
             numbers, at = [], 0
             for gap in flat[::2]:
@@ -81,7 +83,7 @@ def test_a_page_is_cut_at_its_headings_and_questions_and_text_after_a_question_g
 
 
 def test_terms_are_lower_case_letters_and_digits_and_the_index_leaves_long_runs_out():
-    assert terms("K3's g_min: 2×Tile—ÉTÉ") == ["k3", "s", "g", "min", "2", "tile", "été"]
+    assert terms("K3's g_min: 2×Tile—ÉTÉ") == ["k3", "s", "g", "min", "2", "tile", "ete"]
     files = search_files([("a.html", "A", "Lesson 1", page_text("<p>word " + "x" * 41 + " " + "y" * 40 + "</p>"))])
     assert set(postings(files)) == {"a", "word", "y" * 40}
 

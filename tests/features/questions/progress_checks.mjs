@@ -10,6 +10,7 @@ const choice = await import("coursegen/review/choice.js");
 const tally = await import("coursegen/review/tally.js");
 const fsrs = await import("coursegen/vendor/ts-fsrs.js");
 const marks = await import("coursegen/review/marks.js");
+const session = await import("coursegen/review/session.js");
 globalThis.document ??= { baseURI: "http://127.0.0.1/course/page.html" };  // python-client.js makes URLs absolute
 const { PythonClient } = await import("coursegen/python-client.js");
 
@@ -34,6 +35,14 @@ function memoryStorage(initial = {}) {
 const C = progress.courseOf({ title: "C" }, "/c/");
 const KEY = progress.storageKey(C.identity);
 const checks = {
+  "the review session asks the due questions one unit after another, in the same order every time"() {
+    const item = (id) => ({ id, url: `${id.replace("/", ".html#")}`, prompt: id, due: "2026-01-01T00:00:00.000Z" });
+    const due = ["kda/a", "kda/b", "kda/c", "review-a/x", "depth/p", "review-a/y"].map(item);
+    const order = session.interleaved(due).map((found) => found.id);
+    assert.deepEqual(order, ["kda/a", "review-a/x", "depth/p", "kda/b", "review-a/y", "kda/c"]);
+    assert.deepEqual(session.interleaved(due).map((found) => found.id), order);
+    assert.deepEqual(session.interleaved([]), []);
+  },
   "a unit or question named like an Object.prototype member starts unvisited and unanswered"() {
     const store = progress.openStore(C, memoryStorage());
     for (const name of ["constructor", "toString", "hasOwnProperty", "__proto__", "valueOf"]) {

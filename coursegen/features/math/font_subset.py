@@ -1,0 +1,124 @@
+"""The math font cut down to the glyphs the course's formulas use, at build time (fontTools).
+
+Noto Sans Math holds some 4,000 glyphs (264 KB as WOFF2); a course's formulas use a few dozen
+characters. Each page's analysis collects the characters inside its `<math>` elements
+(`characters`); the math extension's add_files subsets the font to what every page needs
+together (`needed`) and serves that file under the font's asset name, so every page shares one
+font file, and a formula with a new character makes a new file (and a new content-hashed URL).
+
+What the browser draws besides the characters written: a one-letter `<mi>` in italic, through its
+Mathematical Alphanumeric Symbol (MathML Core's `math-auto` transform: "x" is drawn as U+1D465),
+and the radical sign of `<msqrt>`/`<mroot>`. Stretched brackets, big operators and script-size
+forms are other glyphs of the same characters, reached through the MATH table and the layout
+features (`ssty`, …), both kept: the subsetter adds every glyph they lead to.
+
+The output is the same bytes for the same font and characters: no timestamp is recomputed on save.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import re
+
+from coursegen.memo import Memo, remembered
+
+MATH = re.compile(r"<math\b.*?</math>", re.S)
+TAG = re.compile(r"<[^>]*>")
+ALWAYS = " \u00a0\u221a"  # spaces, and the radical sign <msqrt> and <mroot> draw
+# MathML Core's italic mapping of the letters (math-auto): (first, last, first italic form)
+ITALIC_RANGES = ((0x41, 0x5A, 0x1D434), (0x61, 0x7A, 0x1D44E), (0x391, 0x3A9, 0x1D6E2), (0x3B1, 0x3C9, 0x1D6FC))
+ITALIC_SINGLES = {
+    "h": "\u210e",
+    "\u0131": "\U0001d6a4",
+    "\u0237": "\U0001d6a5",
+    "\u2207": "\U0001d6fb",
+    "\u2202": "\U0001d715",
+    "\u03f5": "\U0001d716",
+    "\u03d1": "\U0001d717",
+    "\u03f0": "\U0001d718",
+    "\u03d5": "\U0001d719",
+    "\u03f1": "\U0001d71a",
+    "\u03d6": "\U0001d71b",
+    "\u03f4": "\U0001d6f3",
+}
+
+
+def characters(page_html: str) -> str:
+    """Return the distinct characters written inside the page's `<math>` elements, sorted."""
+    found: set[str] = set()
+    for formula in MATH.findall(page_html):
+        found.update(html.unescape(TAG.sub(" ", formula)))
+    return "".join(sorted(found))
+
+
+def needed(written: str) -> str:
+    """Return the characters whose glyphs the pages need: those written, their italic forms, and
+    what the browser draws by itself (ALWAYS), sorted."""
+    found = set(written) | set(ALWAYS)
+    for char in written:
+        found.add(italic(char))
+    return "".join(sorted(found))
+
+
+def italic(char: str) -> str:
+    """Return the Mathematical Italic form a one-letter `<mi>` is drawn with, or `char` itself."""
+    if char in ITALIC_SINGLES:
+        return ITALIC_SINGLES[char]
+    code = ord(char)
+    for first, last, start in ITALIC_RANGES:
+        if first <= code <= last:
+            return chr(start + code - first)
+    return char
+
+
+class NotAFont(ValueError):
+    """The math font file is not a font fontTools can read and cut."""
+
+
+def subset(font: bytes, text: str, memo: Memo | None = None) -> bytes:
+    """Return `font` (WOFF2) cut to the glyphs of `text` and every glyph they lead to, as WOFF2.
+    Kept in `memo` by the font's digest and the characters; NotAFont for a file that is no font."""
+    import struct
+
+    from fontTools.ttLib import TTLibError
+
+    digest = hashlib.sha256(font).hexdigest()
+    try:
+        return remembered(memo, "math font subset", (digest, text), lambda: _subset(_decoded(font, digest, memo), text))
+    except (TTLibError, struct.error, LookupError, AssertionError, ValueError, EOFError) as error:
+        raise NotAFont(str(error) or type(error).__name__) from error
+
+
+def _decoded(font: bytes, digest: str, memo: Memo | None) -> bytes:
+    """Return the font as plain OpenType (decoding WOFF2 is most of a subset's time: kept for serve)."""
+    from fontTools.ttLib import TTFont
+
+    def decode() -> bytes:
+        loaded = TTFont(io.BytesIO(font), recalcTimestamp=False)
+        loaded.flavor = None
+        out = io.BytesIO()
+        loaded.save(out)
+        return out.getvalue()
+
+    return remembered(memo, "math font", digest, decode)
+
+
+def _subset(font: bytes, text: str) -> bytes:
+    from fontTools import subset as subsetter
+    from fontTools.ttLib import TTFont
+
+    options = subsetter.Options()
+    options.layout_features = ["*"]  # every feature the font has (rtlm, frac, …), as the browser asks for them
+    options.name_IDs = ["*"]  # the licence and the names stay
+    options.notdef_outline = True
+    options.flavor = "woff2"
+    loaded = TTFont(io.BytesIO(font), recalcTimestamp=False)  # no modification date: the same bytes every run
+    cutter = subsetter.Subsetter(options)
+    cutter.populate(text=text)
+    cutter.subset(loaded)
+    loaded.flavor = "woff2"
+    out = io.BytesIO()
+    loaded.save(out)
+    return out.getvalue()

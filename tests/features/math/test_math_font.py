@@ -1,0 +1,104 @@
+"""The math font cut to the course's characters: every character a formula uses is in it, the
+stretchy forms and layout features come along, the bytes are the same every run, and a new character
+in one page's math makes a new font."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from fontTools.ttLib import TTFont
+from helpers import REPO, without_time_limit
+
+from coursegen.author_code import MAX_SECONDS
+from coursegen.features.math import font_subset
+from coursegen.pipeline import BuildOptions, build_site
+from coursegen.session import Session
+from coursegen.theme.math_font import FONT
+
+WHOLE = (REPO / "templates" / "assets" / FONT).read_bytes()
+
+
+def served_font(outputs: dict[str, bytes]) -> bytes:
+    """Return the one math font the site serves (checking math.css names it)."""
+    [(name, data)] = [
+        (n, d) for n, d in outputs.items() if re.fullmatch(r"assets/vendor/noto-sans-math\.\w+\.woff2", n)
+    ]
+    sheet = next(d.decode() for n, d in outputs.items() if re.fullmatch(r"assets/math\.\w+\.css", n))
+    assert f'url("{name.removeprefix("assets/")}")' in sheet
+    return data
+
+
+def cmap(font: bytes) -> set[str]:
+    return {chr(code) for code in TTFont(io.BytesIO(font)).getBestCmap()}
+
+
+def test_every_character_of_the_sample_courses_formulas_is_in_the_served_font(sample_course):
+    config = sample_course / "course.yaml"  # its code cells may run as slowly as the machine makes them
+    config.write_text(config.read_text() + f"limits: {{seconds: {MAX_SECONDS}}}\n")
+    outputs = build_site(sample_course, BuildOptions(jobs=1)).outputs
+    written = "".join(font_subset.characters(data.decode()) for name, data in outputs.items() if name.endswith(".html"))
+    whole, served = cmap(WHOLE), served_font(outputs)
+    held = cmap(served)
+    assert {c for c in written if c in whole} <= held  # every character the font has at all
+    assert {font_subset.italic(c) for c in written} & whole <= held  # a one-letter <mi> is drawn in italic
+    assert "\u221a" in held and "𝑥" in held and "ℎ" in held  # the radical, italic x and h (sample's formulas)
+    assert len(served) < len(WHOLE) / 5, f"{len(served)} bytes of {len(WHOLE)}"
+
+
+def test_the_math_table_and_its_stretchy_and_script_forms_are_kept():
+    cut = TTFont(io.BytesIO(font_subset.subset(WHOLE, font_subset.needed("(∑x"))))
+    assert "MATH" in cut and "GSUB" in cut
+    variants = cut["MATH"].table.MathVariants
+    covered = set(variants.VertGlyphCoverage.glyphs)
+    paren = cut.getBestCmap()[ord("(")]
+    assert paren in covered  # "(" grows with what it encloses: its larger forms are in the font
+    index = variants.VertGlyphCoverage.glyphs.index(paren)
+    larger = [v.VariantGlyph for v in variants.VertGlyphConstruction[index].MathGlyphVariantRecord]
+    assert len(larger) > 1 and set(larger) <= set(cut.getGlyphOrder())
+    features = {record.FeatureTag for record in cut["GSUB"].table.FeatureList.FeatureRecord}
+    assert "rtlm" in features  # the font's layout features stay (this one mirrors brackets in right-to-left math)
+
+
+def test_the_cut_font_is_the_same_bytes_every_time():
+    first = font_subset.subset(WHOLE, font_subset.needed("x+1=y"))
+    assert font_subset.subset(WHOLE, font_subset.needed("x+1=y")) == first
+    assert TTFont(io.BytesIO(first))["head"].modified == TTFont(io.BytesIO(WHOLE))["head"].modified
+
+
+def put(course, text: str) -> None:
+    lesson = course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", text))
+
+
+def test_a_new_character_in_one_pages_math_rebuilds_the_font(mini_course):
+    without_time_limit(mini_course)
+    session = Session()
+    put(mini_course, "A formula: $a+b$.")
+    before = served_font(build_site(mini_course, BuildOptions(jobs=1), session=session).outputs)
+    assert "∮" not in cmap(before)
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("$a+b$", "$\\oint a+b$"))
+    after = served_font(build_site(mini_course, BuildOptions(jobs=1), session=session).outputs)
+    assert "∮" in cmap(after) and cmap(before) < cmap(after)
+    assert after == served_font(build_site(mini_course, BuildOptions(jobs=1)).outputs)  # as a cold build makes it
+
+
+def test_a_course_without_formulas_serves_the_font_whole(mini_course):
+    outputs = build_site(mini_course, BuildOptions(jobs=1)).outputs
+    if not any("<math" in data.decode() for name, data in outputs.items() if name.endswith(".html")):
+        assert served_font(outputs) == WHOLE
+
+
+def test_a_course_font_that_is_no_font_is_served_whole_with_a_warning(mini_course):
+    put(mini_course, "A formula: $a+b$.")
+    own = mini_course / "templates" / "assets" / "vendor" / "noto-sans-math.woff2"
+    own.parent.mkdir(parents=True, exist_ok=True)
+    own.write_bytes(b"not a font")
+    result = build_site(mini_course, BuildOptions(jobs=1))
+    assert served_font(result.outputs) == b"not a font"
+    [warning] = [p.format() for p in result.warnings if "math font" in p.message]
+    assert warning.startswith(
+        "templates/assets/vendor/noto-sans-math.woff2: warning: the math font could not be cut to the formulas' characters,"
+        " so it is served whole: "
+    )
