@@ -42,7 +42,9 @@ def test_the_moves_lesson_3_names_are_the_notches_that_overflow_its_slider(site,
         value = float(named.group(1).replace("−", "-"))
         start, step = float(slider.input_value()), float(slider.get_attribute("step"))
         notches = round(abs(value - start) / step)
-        assert all(count == notches for count in said), f"{name}: the text says {said} notches, the slider needs {notches}"
+        assert all(count == notches for count in said), (
+            f"{name}: the text says {said} notches, the slider needs {notches}"
+        )
         for _ in range(notches):
             slider.press(key)
         assert float(slider.input_value()) == value

@@ -112,7 +112,9 @@ def test_each_heading_has_a_permalink_shown_on_hover_or_focus_that_moves_nothing
         name = heading.get_attribute("id")
         link = heading.locator("a.heading-link")
         expect(link).to_have_attribute("href", f"#{name}")
-        expect(link).to_have_accessible_name(f"Link to the section “{heading.evaluate('h => h.firstChild.textContent')}”")
+        expect(link).to_have_accessible_name(
+            f"Link to the section “{heading.evaluate('h => h.firstChild.textContent')}”"
+        )
         assert heading.evaluate(box) == plain.locator(f"[id='{name}']").evaluate(box)  # the link takes no room
     heading, link = headings.nth(2), headings.nth(2).locator("a.heading-link")
     assert link.evaluate("a => getComputedStyle(a).opacity") == "0"
