@@ -1,11 +1,11 @@
 // Page runtime: theme toggle, offline service worker, answers opened for print, copy buttons on code,
-// the section being read and the headings' permalinks (sections.js).
+// a deep link's target kept in view, the section being read and the headings' permalinks (sections.js).
 // Widgets and reviews load their own modules where the page has them. The stored theme is applied
 // once, before first paint, by the inline partials/theme-init.js; this script only changes it.
 import { THEME_KEY } from "coursegen/constants.js";
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
-import { addPermalinks, followSections } from "coursegen/sections.js";
+import { addPermalinks, followSections, keepTarget } from "coursegen/sections.js";
 
 const root = document.documentElement;
 
@@ -68,6 +68,7 @@ if (toggle) setupThemeToggle(toggle);
 registerServiceWorker(root.dataset.serviceWorker);
 expandForPrint();
 addCopyButtons();
+keepTarget();
 const body = document.querySelector(".unit-body");
 if (body) addPermalinks(body);
 const toc = document.querySelector(".toc");

@@ -39,3 +39,23 @@ export function addPermalinks(body) {
       "aria-label": t("page.permalink", { title }) }, "#"));
   }
 }
+
+/** Hold the address's #target at the top of the window while the page's scripts grow what stands above it
+ * (widgets, code cells, questions), in browsers that do not anchor the scroll themselves (Safari): until the
+ * reader scrolls, clicks, types or touches, each change of the page's height puts the target back. */
+export function keepTarget() {
+  const target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (!target || !("ResizeObserver" in window)) return;
+  const padding = () => parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0;
+  const observer = new ResizeObserver(() => {
+    if (Math.abs(target.getBoundingClientRect().top - padding()) > 2) target.scrollIntoView();
+  });
+  const stop = () => {
+    observer.disconnect();
+    for (const type of READER_MOVES) removeEventListener(type, stop, true);
+  };
+  for (const type of READER_MOVES) addEventListener(type, stop, { capture: true, passive: true });
+  observer.observe(document.body);
+}
+
+const READER_MOVES = ["wheel", "touchstart", "pointerdown", "keydown", "hashchange"];

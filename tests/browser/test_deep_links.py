@@ -74,3 +74,27 @@ def test_a_search_result_lands_on_its_section(site, wide):
     hit.click()
     page.wait_for_url("**/sequence-axis.html#*")
     assert abs(landing(page)) <= 4
+
+
+NO_ANCHORING = """document.addEventListener('DOMContentLoaded', () => {
+  const style = document.createElement('style');
+  style.textContent = '* { overflow-anchor: none !important; }';
+  document.head.append(style);
+});"""
+
+
+@pytest.mark.parametrize("href", ["sequence-axis.html#gated-mla", "review-a.html#q-why-keep-global-layers"])
+def test_a_deep_link_lands_in_a_browser_that_does_not_anchor_the_scroll(href, site, context_factory):
+    # Safari keeps no scroll anchor: the page's own script holds the target while what is above it grows.
+    context = context_factory(viewport=DESKTOP, service_workers="block", bypass_csp=True)
+    context.add_init_script(NO_ANCHORING)
+    page = context.new_page()
+    page.goto(site + href)
+    assert abs(landing(page)) <= 4
+    page.mouse.move(640, 400)
+    page.mouse.wheel(0, -300)  # the reader scrolls: from now on the page leaves the scroll to the reader
+    page.wait_for_function(f"() => window.scrollY < {page.evaluate('() => window.scrollY')}")
+    page.evaluate("""() => { const block = document.createElement('div'); block.style.height = '1500px';
+        document.querySelector('.unit-body').prepend(block); }""")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert abs(page.evaluate(TOP_OF, href.split("#", 1)[1])) > 1000  # not pulled back to the link's target
