@@ -4,8 +4,9 @@ The policy is the engine's, as the import map is: the render stage writes it, th
 the check, and the parser finds each page's `resources` (a page analysis of its own).
 `check_pages` warns about anything a page's own HTML loads that the policy would block.
 
-Scripts are our own files plus two inline scripts, each allowed by its hash: the theme set before
-first paint (so a dark page never flashes light) and the import map that resolves the theme's module
+Scripts are our own files plus three inline scripts, each allowed by its hash: the theme set before
+first paint (so a dark page never flashes light), the 404 page's search for the site's folder (when
+no base_url says it) and the import map that resolves the theme's module
 names to their content-hashed files (assets.import_map; hashed from the exact text the pages carry).
 Features add what they need through the `csp(config)` event (coursegen.extensions): widgets compile
 WebAssembly ('wasm-unsafe-eval' allows that and no eval of JavaScript), and widgets whose Pyodide
@@ -24,7 +25,8 @@ from urllib.parse import urlsplit
 
 from coursegen.theme import files as theme
 
-INLINE_SCRIPTS = ("partials/theme-init.js",)  # included verbatim inside <script> by base.html
+# included verbatim inside <script>: by base.html, and by 404.html when the course sets no base_url
+INLINE_SCRIPTS = ("partials/theme-init.js", "partials/notfound-root.js")
 
 
 def source_hash(text: str, algorithm: str = "sha256") -> str:

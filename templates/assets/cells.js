@@ -98,6 +98,9 @@ function enhanceOne(cell, { config, python, codes, store, key }) {
     }
     run.disabled = true;
     status.textContent = t("live.starting");
+    output.toggleAttribute("data-pending", true);  // shown dimmed until this run's outputs replace it
+    const stalled = ({ detail }) => { status.textContent = t("live.not_arriving", { seconds: detail.seconds }); };
+    python.addEventListener("stall", stalled);
     try {
       const cells = config.cells.map(([, tags], i) => [codes[i], tags]);
       const result = await python.run(config.harness, { cells, index, page: config.page });
@@ -108,6 +111,8 @@ function enhanceOne(cell, { config, python, codes, store, key }) {
       status.textContent = t("live.unavailable_baked", { reason: failureText(error, config.runtime) });
       showReason(reason, technicalReason(error, config.runtime), "code cell");
     } finally {
+      python.removeEventListener("stall", stalled);
+      output.toggleAttribute("data-pending", false);
       run.disabled = false;
     }
   });

@@ -1,9 +1,11 @@
-// Page runtime: theme toggle, offline service worker, answers opened for print, copy buttons on code, tabs.
+// Page runtime: theme toggle, offline service worker, answers opened for print, copy buttons on code, tabs,
+// a deep link's target kept in view, the section being read and the headings' permalinks (sections.js).
 // Widgets and reviews load their own modules where the page has them. The stored theme is applied
 // once, before first paint, by the inline partials/theme-init.js; this script only changes it.
 import { THEME_KEY } from "coursegen/constants.js";
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
+import { addPermalinks, followSections, keepTarget } from "coursegen/sections.js";
 
 const root = document.documentElement;
 
@@ -68,3 +70,8 @@ expandForPrint();
 addCopyButtons();
 // Tabs ({tab-set}) load only on pages that have them.
 if (document.querySelector("[data-tab-set]")) import("coursegen/tabs.js");
+keepTarget();
+const body = document.querySelector(".unit-body");
+if (body) addPermalinks(body);
+const toc = document.querySelector(".toc");
+if (toc) followSections(toc);

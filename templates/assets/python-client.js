@@ -19,6 +19,17 @@ export function pythonError(stage, reason, { label = "", cause = "", during = ""
 
 const absolute = (url) => new URL(url, document.baseURI).href;
 
+/** How long a boot may go without a word from its worker before the client reports a "stall" (the runtime is
+ * not arriving: a CDN that drops requests silently leaves them hanging for a minute or more). The boot goes on;
+ * widgets, exercises and code cells say so in one sentence. A page may set `globalThis.coursegenStallMs`
+ * before its modules run to change it (the browser tests shorten it so). */
+export const STALL_MS = 10000;
+
+/** Return the stall limit in force, in ms. */
+export function stallLimit() {
+  return globalThis.coursegenStallMs ?? STALL_MS;
+}
+
 export class PythonClient extends EventTarget {
   /**
    * runtime: {worker, indexURL, integrity, wheel, module} as the build wrote them (URLs relative to the page);
@@ -79,6 +90,7 @@ export class PythonClient extends EventTarget {
   }
 
   receive(data) {
+    this.booting?.heard();
     if (data.type === "file") this.files.set(data.file.url, data.file);
     else if (data.type === "progress") {
       this.booting?.arm(data.stage, data.label);
@@ -90,10 +102,11 @@ export class PythonClient extends EventTarget {
 
   start() {
     return new Promise((resolve, reject) => {
-      let stageTimer, bootTimer;
+      let stageTimer, bootTimer, stallTimer;
       const finish = (settle) => (value) => {
         clearTimeout(stageTimer);
         clearTimeout(bootTimer);
+        clearTimeout(stallTimer);
         this.booting = null;
         settle(value);
       };
@@ -105,8 +118,15 @@ export class PythonClient extends EventTarget {
         clearTimeout(stageTimer);
         if (this.limits.stage) stageTimer = setTimeout(late(this.limits.stage), this.limits.stage);
       };
-      this.booting = { resolve: finish(resolve), reject: finish(reject), arm };
+      const heard = () => {  // silence for stallLimit() ms: tell the page, which says the runtime is not arriving
+        clearTimeout(stallTimer);
+        const limit = stallLimit();
+        stallTimer = setTimeout(() => this.dispatchEvent(new CustomEvent("stall",
+          { detail: { ...current, seconds: Math.round(limit / 1000) } })), limit);
+      };
+      this.booting = { resolve: finish(resolve), reject: finish(reject), arm, heard };
       arm("runtime");
+      heard();
       if (this.limits.boot) bootTimer = setTimeout(late(this.limits.boot), this.limits.boot);
       const packages = typeof this.packages === "function" ? this.packages() : this.packages;
       const { indexURL, integrity = "", wheel = "", module = "" } = this.runtime;

@@ -1,6 +1,7 @@
 // Widget runtime: mounts each [data-widget] figure's view. Answers come from the states baked
 // into the page; Pyodide starts in a Web Worker (python-client.js) only when a learner asks for live Python.
 // Each text is made from the page's runtime settings: its Pyodide packages and the course package's name.
+import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
 import { PythonClient } from "coursegen/python-client.js";
 import { failureText, showReason, technicalReason } from "coursegen/python-failure.js";
@@ -98,6 +99,10 @@ class WidgetRuntime {
       const stage = STAGE_TEXT[detail.stage](this.config, detail.label);
       this.status(t("live.step", { stage, step: detail.step, total: detail.total }));
     };
+    this.onStall = ({ detail }) => this.status(t("live.not_arriving", { seconds: detail.seconds }));
+    this.result = figure.querySelector("[data-widget-result]");
+    // Said (role=status) and shown over the result while it is for other values than the controls'.
+    this.pendingNote = h("p", { class: "widget-pending", role: "status" });
   }
 
   part(name) { return this.panel.querySelector(`[data-${name}]`); }
@@ -111,6 +116,7 @@ class WidgetRuntime {
     this.render = render;
     this.form.hidden = false;
     this.panel.hidden = false;
+    this.result?.prepend(this.pendingNote);
     // sliders and menus answer as they move; exact-value boxes once the number is complete
     this.form.addEventListener("input", (event) => { if (event.target.type !== "number") this.update(event); });
     this.form.addEventListener("change", (event) => { if (event.target.type === "number") this.update(event); });
@@ -144,9 +150,18 @@ class WidgetRuntime {
   /** Draw a result and tell listeners (tests, benchmarks) which it was. */
   present(result, how, params) {
     this.shown = { params, how };
+    this.pending(false);
     this.render(result, how);
     this.part("widget-source").textContent = how === "live" ? t("live.showing_live") : t("live.showing_baked");
     this.figure.dispatchEvent(new CustomEvent("widget:result", { detail: { result, how } }));
+  }
+
+  /** Mark the result shown as not (yet) the answer for the controls' values, or unmark it. */
+  pending(on) {
+    if (!this.result) return;
+    if (!this.pendingNote.isConnected) this.result.prepend(this.pendingNote);  // a view may redraw the whole box
+    this.result.toggleAttribute("data-pending", on);
+    this.pendingNote.textContent = on ? t("live.pending") : "";
   }
 
   update(event) {
@@ -167,7 +182,9 @@ class WidgetRuntime {
     this.part("live-detail").hidden = true;
     this.part("live-run").disabled = true;
     this.status(t("live.starting"));
+    if (Object.keys(params).some((name) => params[name] !== this.shown.params[name])) this.pending(true);
     this.python.addEventListener("progress", this.onProgress);
+    this.python.addEventListener("stall", this.onStall);
     try {
       await this.python.boot();
       if (ticket === this.latest) this.status(t("live.running"));
@@ -180,6 +197,7 @@ class WidgetRuntime {
       if (ticket === this.latest) this.failed(error);
     } finally {
       this.python.removeEventListener("progress", this.onProgress);
+      this.python.removeEventListener("stall", this.onStall);
       this.part("live-progress").hidden = true;
       this.part("live-run").disabled = false;
     }
@@ -198,6 +216,7 @@ class WidgetRuntime {
     this.explain(technicalReason(error, this.config));
     this.status(t(this.shown.how === "baked" ? "live.unavailable_baked" : "live.unavailable_live", { reason }));
     setForm(this.form, this.shown.params);
+    this.pending(false);  // the controls are back at the values of the result shown
     this.part("live-run").hidden = true;  // one control after a failure
     this.part("live-retry").hidden = false;
   }

@@ -117,7 +117,9 @@ def focus_ring(page) -> dict:
     return page.evaluate("""() => {
         const el = document.activeElement, style = getComputedStyle(el);
         const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
-        return {key: el.id || el.outerHTML.slice(0, 90), tag: el.tagName.toLowerCase(),
+        // the section being read moves as Tab scrolls the page: its mark is no part of a control's key
+        const key = el.id || el.outerHTML.replace(' aria-current="location"', '').slice(0, 90);
+        return {key, tag: el.tagName.toLowerCase(),
                 visible: outline || style.boxShadow !== 'none', body: el === document.body};
     }""")
 
@@ -140,7 +142,7 @@ def reachable_controls(page) -> set[str]:
         page.evaluate(
             """selector => [...document.querySelectorAll(selector)]
         .filter(el => el.checkVisibility() && !el.closest('[inert], dialog:not([open])') && !el.disabled)
-        .map(el => el.id || el.outerHTML.slice(0, 90))""",
+        .map(el => el.id || el.outerHTML.replace(' aria-current="location"', '').slice(0, 90))""",
             FOCUSABLE,
         )
     )

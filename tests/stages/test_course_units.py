@@ -34,7 +34,7 @@ def test_the_themes_list_renders_once_and_equals_the_list_rendered_in_each_page(
     pages = [path for path in fast if path.endswith(".html") and path not in ("index.html", "404.html")]
     assert pages == ["check.html", "first.html", "second.html"]
     for path in pages:
-        assert slow[path] == fast[path].replace(b"</nav>\n</div>", b"</nav>\n </div>"), path
+        assert slow[path] == fast[path].replace(b"</nav>\n<main", b"</nav>\n <main"), path
     assert 'aria-current="page"><span>2</span>' in fast["second.html"].decode()
 
 

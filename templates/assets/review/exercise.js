@@ -128,8 +128,11 @@ export function enhance(question, ctx) {
     reason.hidden = true;
     status.textContent = mode === "check" ? t("exercise.checking") : t("exercise.running");
     const loading = setTimeout(() => { status.textContent = t("exercise.loading"); }, 400);
+    const python = pythonFor(spec);
+    const stalled = ({ detail }) => { status.textContent = t("exercise.not_arriving", { seconds: detail.seconds }); };
+    python.addEventListener("stall", stalled);  // the runtime is not arriving: say so long before the boot's limit
     try {
-      return await pythonFor(spec).run(spec.harness, { code: code.value, function: spec.function, cases: spec.cases,
+      return await python.run(spec.harness, { code: code.value, function: spec.function, cases: spec.cases,
         tolerance: spec.tolerance, mode });
     } catch (error) {
       output.hidden = results.hidden = true;
@@ -142,6 +145,7 @@ export function enhance(question, ctx) {
       return null;
     } finally {
       clearTimeout(loading);
+      python.removeEventListener("stall", stalled);
       run.disabled = check.disabled = false;
     }
   };
