@@ -61,8 +61,19 @@ function addCopyButtons() {
   }
 }
 
+/** A table of the text wider than its column scrolls sideways: make it a tab stop with a name that says so,
+ * so a keyboard can scroll it (a table with a caption or a tab stop of its own already has both). */
+function labelWideTables() {
+  for (const table of document.querySelectorAll(".unit-body table:not([tabindex])")) {
+    if (table.scrollWidth <= table.clientWidth || table.querySelector("caption")) continue;
+    table.tabIndex = 0;
+    table.setAttribute("aria-label", t("scroll.table"));
+  }
+}
+
 const toggle = document.querySelector("[data-theme-toggle]");
 if (toggle) setupThemeToggle(toggle);
 registerServiceWorker(root.dataset.serviceWorker);
 expandForPrint();
 addCopyButtons();
+labelWideTables();
