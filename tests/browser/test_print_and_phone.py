@@ -203,7 +203,9 @@ def test_the_memory_chart_has_axes_and_a_line_pattern_per_series(site, context_f
     figure = page.locator("#widget-memory-per-sequence")
     assert figure.locator(".memory-per-sequence-x-ticks span").all_text_contents()[::7] == ["8K", "1M"]
     assert figure.locator(".memory-per-sequence-y-ticks span").all_text_contents()[::4] == ["100 TB", "1 MB"]
-    dashes = [style(figure.locator(f"polyline.{kind}"), "stroke-dasharray") for kind in ("is-attention", "is-mla", "is-kda")]
+    dashes = [
+        style(figure.locator(f"polyline.{kind}"), "stroke-dasharray") for kind in ("is-attention", "is-mla", "is-kda")
+    ]
     assert len(set(dashes)) == 3, dashes
     keys = figure.locator(".memory-per-sequence-key li")
     assert keys.count() == 3
