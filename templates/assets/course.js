@@ -71,9 +71,21 @@ function labelWideTables() {
   }
 }
 
+/** The header menu (narrow screens) closes once a link in it is followed, and on Escape, back on its button. */
+function closeMenuOnUse(menu) {
+  menu.addEventListener("click", (event) => { if (event.target.closest("a")) menu.open = false; });
+  menu.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !menu.open) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
+}
+
 const toggle = document.querySelector("[data-theme-toggle]");
 if (toggle) setupThemeToggle(toggle);
 registerServiceWorker(root.dataset.serviceWorker);
 expandForPrint();
 addCopyButtons();
 labelWideTables();
+const menu = document.querySelector(".site-menu");
+if (menu) closeMenuOnUse(menu);

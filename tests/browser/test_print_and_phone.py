@@ -167,6 +167,20 @@ def test_a_phone_has_a_header_menu_with_the_sections_and_the_course(site, contex
     expect(page.locator(".course-units a[href='depth-axis.html']")).to_be_in_viewport()
 
 
+def test_the_phone_menu_closes_when_a_section_is_chosen_and_on_escape(site, context_factory):
+    page = open_page(context_factory(**PHONE), site, LESSON)
+    menu = page.locator(".site-menu")
+    menu.locator("summary").click()
+    menu.get_by_role("link", name="Gated MLA").click()
+    expect(menu).not_to_have_attribute("open", "")
+    expect(page.locator("#gated-mla")).to_be_in_viewport()
+    menu.locator("summary").click()
+    expect(menu).to_have_attribute("open", "")
+    page.keyboard.press("Escape")
+    expect(menu).not_to_have_attribute("open", "")
+    expect(menu.locator("summary")).to_be_focused()
+
+
 def test_a_phone_shows_the_lesson_s_first_paragraph_on_the_first_screen(site, context_factory):
     page = open_page(context_factory(**PHONE), site, LESSON)
     first = page.locator(".unit-body > p").first
