@@ -63,6 +63,26 @@ function addCopyButtons() {
   }
 }
 
+/** A table of the text wider than its column scrolls sideways: make it a tab stop with a name that says so,
+ * so a keyboard can scroll it (a table with a caption or a tab stop of its own already has both). */
+function labelWideTables() {
+  for (const table of document.querySelectorAll(".unit-body table:not([tabindex])")) {
+    if (table.scrollWidth <= table.clientWidth || table.querySelector("caption")) continue;
+    table.tabIndex = 0;
+    table.setAttribute("aria-label", t("scroll.table"));
+  }
+}
+
+/** The header menu (narrow screens) closes once a link in it is followed, and on Escape, back on its button. */
+function closeMenuOnUse(menu) {
+  menu.addEventListener("click", (event) => { if (event.target.closest("a")) menu.open = false; });
+  menu.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !menu.open) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
+}
+
 const toggle = document.querySelector("[data-theme-toggle]");
 if (toggle) setupThemeToggle(toggle);
 registerServiceWorker(root.dataset.serviceWorker);
@@ -75,3 +95,6 @@ const body = document.querySelector(".unit-body");
 if (body) addPermalinks(body);
 const toc = document.querySelector(".toc");
 if (toc) followSections(toc);
+labelWideTables();
+const menu = document.querySelector(".site-menu");
+if (menu) closeMenuOnUse(menu);

@@ -44,6 +44,19 @@ export function update(section, questions, recordOf) {
   section.querySelector("[data-tally-summary]").textContent = summary(tally);
   section.querySelector("[data-tally-table]").replaceChildren(table(originals.get(box), tally));
   revisitList(box, originals.get(box), tally);
+  showProgress(document.querySelector("[data-review-progress]"), tally);
+}
+
+/** Fill the progress bar at the top of a review (partials/review_progress.html): answered / total. */
+function showProgress(bar, { totals, total }) {
+  if (!bar) return;
+  bar.hidden = false;
+  const text = t("review.progress", { answered: totals.answered, total });
+  bar.querySelector("[data-review-progress-text]").textContent = text;
+  const meter = bar.querySelector("[data-review-progress-bar]");
+  meter.value = totals.answered;
+  meter.max = total;
+  meter.setAttribute("aria-valuetext", text);
 }
 
 function summary({ totals, total, revisit }) {

@@ -39,13 +39,19 @@ export function mount(section, ctx) {
     say(t("tally.exported"));
   });
   const input = section.querySelector("[data-tally-import]");
+  const button = section.querySelector("[data-tally-import-button]");
+  const chosen = section.querySelector("[data-tally-import-file]");
+  button?.addEventListener("click", () => input.click());
   input.addEventListener("change", async () => {
     const file = input.files?.[0];
     if (!file) return;
+    if (chosen) chosen.textContent = file.name;
+    say(t("tally.import_reading", { file: file.name }));
     const outcome = ctx.store.importText(await file.text());
     input.value = "";
     if (outcome === "imported") ctx.reload();
     ctx.changed();
+    if (chosen) chosen.dataset.outcome = outcome;
     say(t(IMPORTED[outcome]));
   });
 }
