@@ -16,6 +16,7 @@ def _listed() -> tuple:
     from coursegen.features import anchors, appearance, callouts
     from coursegen.features.calc import extension as calc
     from coursegen.features.cells import extension as cells
+    from coursegen.features.citations import extension as citations
     from coursegen.features.hosting import offline, robots
     from coursegen.features.math import extension as math
     from coursegen.features.questions import extension as questions
@@ -31,6 +32,7 @@ def _listed() -> tuple:
             (calc, "calc"),
             (cells, "cells"),
             (math, "math"),  # after calc: its rule runs before the roles, which calc's install set up
+            (citations, "citations"),  # its References rule runs after the roles
             (anchors, "anchors"),
             (questions, "questions"),
             (search, "search"),

@@ -175,6 +175,7 @@ def parse_pages(
     catalogue = ctx.extra.get("messages", {})  # what parse rules write in the course's language
     # What extensions found for pages with widgets or exercises (how they reach Pyodide), as hashes.
     extension_inputs = tuple(getattr(data, "page_inputs", "") for _, data in sorted(ctx.extra.items()))
+    shared_inputs = tuple(getattr(data, "parse_inputs", "") for _, data in sorted(ctx.extra.items()))  # any page's
     plan = plan_parse(
         ctx.root,
         package,
@@ -186,6 +187,7 @@ def parse_pages(
         kept.memo,
         kept.changes,
         extension_inputs,
+        shared_inputs,
     )
     results = parse_many(md, plan.todo, ctx, jobs, meanwhile)
     parsed, record = keep_parsed(plan, results, sources, kept.last, kept.memo)
