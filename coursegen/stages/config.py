@@ -10,7 +10,7 @@ from pathlib import Path
 
 from coursegen.author_code import Limits, parse_limits
 from coursegen.errors import Problems, did_you_mean
-from coursegen.paths import OUTSIDE_HINT, climbs_out
+from coursegen.paths import climbs_out
 from coursegen.schema import Schema, blank, check
 from coursegen.yamlio import LineDict, YamlError, load_yaml
 
@@ -339,8 +339,8 @@ def _extensions(top: dict, data: LineDict, path: str, problems: Problems) -> tup
 
 
 def _bibliography(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[tuple[str, int], ...]:
-    """Return `bibliography:` as (path, line) pairs: .bib files named inside the course (checked by name here;
-    the citations feature follows symbolic links when it reads them)."""
+    """Return `bibliography:` as (path, line) pairs of .bib files (the citations feature checks that each is
+    inside the course, following symbolic links, when it reads them)."""
     entries = top.get("bibliography", [])
     entries = [entries] if isinstance(entries, str) else entries
     line = data.line_of("bibliography") if isinstance(data, LineDict) and "bibliography" in data else 1
@@ -353,8 +353,6 @@ def _bibliography(top: dict, data: LineDict, path: str, problems: Problems) -> t
                 f"bibliography {entry!r} must name a .bib file",
                 "for example: bibliography: [references.bib]",
             )
-        elif climbs_out(entry):
-            problems.error(path, line, f"bibliography {entry!r} is outside the course", OUTSIDE_HINT)
         else:
             good.append((entry, line))
     return tuple(good)

@@ -43,6 +43,7 @@ class Bibliography:
     works: dict[str, Work]
     digest: str = ""
     files: tuple[str, ...] = ()
+    failed: bool = False  # a .bib could not be read: an unknown key may be one of its works
 
 
 EMPTY = Bibliography({})
@@ -53,6 +54,7 @@ def read_bibliography(root: Path, entries, read, problems: Problems) -> Bibliogr
     files outside the course, missing, unreadable or malformed; `read` is the load stage's text reader."""
     works: dict[str, Work] = {}
     texts = []
+    before = len(problems.items)
     for name, line in entries:
         text = _bib_text(root, name, line, read, problems)
         if text is None:
@@ -63,7 +65,8 @@ def read_bibliography(root: Path, entries, read, problems: Problems) -> Bibliogr
                 problems.error(name, _entry_line(text, key), f"citation key '{key}' is defined in two .bib files")
             works.setdefault(key, work)
     digest = hashlib.sha256(repr(texts).encode()).hexdigest() if texts else ""
-    return Bibliography(dict(sorted(works.items())), digest, tuple(name for name, _ in texts))
+    failed = len(problems.items) > before
+    return Bibliography(dict(sorted(works.items())), digest, tuple(name for name, _ in texts), failed)
 
 
 def _bib_text(root: Path, name: str, line: int, read, problems: Problems) -> str | None:
@@ -91,12 +94,13 @@ def parse_bib(text: str, name: str, problems: Problems) -> dict[str, Work]:
     try:
         data = parse_string(text, "bibtex")
     except PybtexSyntaxError as err:
-        line = _entry_start(text, err.lineno)
+        line = _unclosed_entry(text) or _entry_start(text, err.lineno)
         message = SYNTAX_LINE.sub("", str(err.args[0] if err.args else err)).strip()
+        noticed = f" (noticed at line {err.lineno})" if err.lineno != line else ""
         problems.error(
             name,
             line,
-            f"malformed BibTeX entry: {message} (line {err.lineno})",
+            f"malformed BibTeX entry: {message}{noticed}",
             "an entry reads @type{key, field = {value}, …}; check its braces, quotes and commas",
         )
         return {}
@@ -132,6 +136,19 @@ def _plain(latex: str) -> str:
     from pybtex.richtext import Text
 
     return " ".join(Text.from_latex(latex).render_as("text").split())
+
+
+def _unclosed_entry(text: str) -> int | None:
+    """Return the line of the first entry whose braces are still open where the next entry starts (or at the
+    end): pybtex, reading on for the missing brace, gives up lines later."""
+    depth, start = 0, None
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.startswith("@"):
+            if depth > 0:
+                return start
+            depth, start = 0, number
+        depth += line.count("{") - line.count("}")
+    return start if depth > 0 else None
 
 
 def _entry_start(text: str, lineno: int) -> int:

@@ -69,8 +69,6 @@ def _role(name: str, textual: bool):
         found: Citations | None = ctx.extra.get("citations") if ctx is not None else None
         keys = [key.strip() for key in token.content.split(",")]
         col = token.meta.get("col", 0)
-        if found is not None and found.bibliography_line and not found.bibliography.files:
-            return f"<code>{escapeHtml(token.content)}</code>"  # the .bib could not be read: reported there
         if found is None or not found.bibliography_line:
             env["problems"].error(
                 env["path"],
@@ -99,6 +97,8 @@ def _role(name: str, textual: bool):
 def _link(key: str, found: Citations, env: dict, line: int, col: int, textual: bool, messages) -> str:
     """Return the link to one cited work (with its hidden preview), noting it as cited by the page."""
     work = found.bibliography.works.get(key)
+    if work is None and found.bibliography.failed:  # a .bib that could not be read is the one problem shown
+        return f"<code>{escapeHtml(key)}</code>"
     if work is None:
         near = did_you_mean(key, found.bibliography.works)
         files = ", ".join(found.bibliography.files) or "the bibliography"
