@@ -123,13 +123,14 @@ def reference_id(key: str) -> str:
 
 
 def references_rule(state) -> None:
-    """Append the References section, listing the works the page cited, when it cited any."""
+    """Append the References section, listing the works the page cited, when it cited any: a real h2, so the
+    page's contents and other pages' links (`#references`) reach it."""
     cited: dict[str, int] = state.env.get("cited") or {}
     if not cited:
         return
-    ctx = state.env.get("ctx")
-    found: Citations = ctx.extra["citations"]
+    found: Citations = state.env["ctx"].extra["citations"]
     messages = texts(state.env)
+    _check_heading_free(state)
     works = [found.bibliography.works[key] for key in cited]
     numbered = found.style == "numbered"
     works.sort(key=(lambda w: cited[w.key]) if numbered else (lambda w: style.sort_key(w, messages)))
@@ -138,10 +139,36 @@ def references_rule(state) -> None:
         f'<li id="{escapeHtml(reference_id(w.key))}">{style.reference_html(w, found.style, messages)}</li>\n'
         for w in works
     )
+    last = state.src.count("\n")
+    title = say(messages, "citations.references")
+    state.tokens += [
+        _html(f'<section class="references" aria-labelledby="{SECTION_ID}">\n'),
+        *_heading(title, last),
+        _html(f'<{tag} class="references-list">\n{items}</{tag}>\n</section>\n'),
+    ]
+
+
+def _html(content: str) -> Token:
     token = Token("html_block", "", 0)
-    token.content = (
-        f'<section class="references" aria-labelledby="{SECTION_ID}">\n'
-        f'<h2 id="{SECTION_ID}">{escapeHtml(say(messages, "citations.references"))}</h2>\n'
-        f'<{tag} class="references-list">\n{items}</{tag}>\n</section>\n'
-    )
-    state.tokens.append(token)
+    token.content = content
+    return token
+
+
+def _heading(title: str, line: int) -> list[Token]:
+    """Return the tokens of the section's h2, as the parser and the anchors plugin make a heading's."""
+    opening = Token("heading_open", "h2", 1, attrs={"id": SECTION_ID}, map=[line, line + 1], markup="##", block=True)
+    text = Token("text", "", 0, content=title)
+    inline = Token("inline", "", 0, content=title, children=[text], map=[line, line + 1], block=True)
+    return [opening, inline, Token("heading_close", "h2", -1, markup="##", block=True)]
+
+
+def _check_heading_free(state) -> None:
+    """Report a heading of the page's own whose id the References section needs."""
+    for token in state.tokens:
+        if token.type == "heading_open" and token.attrGet("id") == SECTION_ID:
+            state.env["problems"].error(
+                state.env["path"],
+                token.map[0] + 1 if token.map else 1,
+                f"the heading's anchor '#{SECTION_ID}' is the one of the References section the citations add",
+                "rename the heading (e.g. 'Notes'): the build lists the works cited under their own References",
+            )

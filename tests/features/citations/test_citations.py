@@ -189,3 +189,17 @@ def test_an_edited_bib_changes_the_pages_of_the_next_build_of_a_session(mini_cou
         bib = course / "references.bib"
         bib.write_text(bib.read_text().replace("Literate programming", "Literate Programming, revised"))
         assert "Literate Programming, revised" in page(course, session)
+
+
+def test_the_references_heading_is_in_the_pages_contents(mini_course):
+    html = page(cite_course(mini_course, "See {cite:p}`knuth`."))
+    assert '<a href="#references">References</a>' in html
+
+
+def test_a_heading_of_the_page_that_takes_the_references_anchor_is_an_error(mini_course):
+    course = cite_course(mini_course, "See {cite:p}`knuth`.\n\n## References\n\nMine.")
+    assert problems_of(course) == [
+        "lessons/02-second.md:14: the heading's anchor '#references' is the one of the References section the "
+        "citations add\n    hint: rename the heading (e.g. 'Notes'): the build lists the works cited under their own "
+        "References"
+    ]
