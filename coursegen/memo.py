@@ -30,6 +30,7 @@ SIZES = {
     "unit list": 2,  # by what every page shares: stages/course_units.py
     "mathml": 16384,  # (LaTeX, display) → (True, MathML) or (False, Temml's message): features/math/
     "lexer": 256,
+    "bibliography": 8,  # (.bib name, text) → its works and problems: features/citations/
     "pygments formatter": 1,
     "pygments css": 1,
     "theme assets": 4,  # by the theme files' stamps

@@ -7,12 +7,14 @@ outside the course, missing or malformed is a problem at its line (course.yaml's
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from coursegen.errors import Problems
+from coursegen.memo import remembered
 from coursegen.paths import OUTSIDE_HINT, inside_course
 
 # Where a work appeared, in the order an entry's fields are looked at: the first one it has is shown.
@@ -49,9 +51,10 @@ class Bibliography:
 EMPTY = Bibliography({})
 
 
-def read_bibliography(root: Path, entries, read, problems: Problems) -> Bibliography:
+def read_bibliography(root: Path, entries, read, problems: Problems, memo=None) -> Bibliography:
     """Return the works of every .bib file course.yaml names (`entries`: (path, line) pairs), reporting
-    files outside the course, missing, unreadable or malformed; `read` is the load stage's text reader."""
+    files outside the course, missing, unreadable or malformed; `read` is the load stage's text reader, and
+    `memo` keeps each text's works for the next build (a large .bib takes pybtex a while)."""
     works: dict[str, Work] = {}
     texts = []
     before = len(problems.items)
@@ -60,7 +63,9 @@ def read_bibliography(root: Path, entries, read, problems: Problems) -> Bibliogr
         if text is None:
             continue
         texts.append((name, text))
-        for key, work in parse_bib(text, name, problems).items():
+        works_of, found = remembered(memo, "bibliography", (name, text), functools.partial(_parsed, text, name))
+        problems.items.extend(found)
+        for key, work in works_of.items():
             if key in works:
                 problems.error(name, _entry_line(text, key), f"citation key '{key}' is defined in two .bib files")
             works.setdefault(key, work)
@@ -84,6 +89,12 @@ def _bib_text(root: Path, name: str, line: int, read, problems: Problems) -> str
         )
         return None
     return read(file, name, problems)
+
+
+def _parsed(text: str, name: str) -> tuple[dict[str, Work], tuple]:
+    """Return one .bib text's works and the problems reading it met."""
+    found = Problems()
+    return parse_bib(text, name, found), tuple(found.items)
 
 
 def parse_bib(text: str, name: str, problems: Problems) -> dict[str, Work]:

@@ -57,7 +57,7 @@ def prepare(root: Path, config, problems: Problems, session=None) -> Citations:
     read = kept_reader(session.memo, session.changes) if session is not None else None
     if read is None:
         from coursegen.stages.config import read_text as read
-    works = read_bibliography(root, config.bibliography, read, problems)
+    works = read_bibliography(root, config.bibliography, read, problems, session.memo if session else None)
     return Citations(works, config.citations, config.bibliography[0][1])
 
 

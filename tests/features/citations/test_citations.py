@@ -203,3 +203,10 @@ def test_a_heading_of_the_page_that_takes_the_references_anchor_is_an_error(mini
         "citations add\n    hint: rename the heading (e.g. 'Notes'): the build lists the works cited under their own "
         "References"
     ]
+
+
+def test_a_key_in_two_bib_files_is_an_error_in_the_second(mini_course):
+    (mini_course / "more.bib").write_text("@misc{other, title = {Other}}\n\n@misc{knuth, title = {Again}}\n")
+    config = "bibliography: [references.bib, more.bib]\n"
+    (problem,) = problems_of(cite_course(mini_course, "See {cite:p}`knuth,other`.", config=config))
+    assert problem == "more.bib:3: citation key 'knuth' is defined in two .bib files"
