@@ -106,6 +106,7 @@ def _link(key: str, found: Citations, env: dict, line: int, col: int, textual: b
             env["path"], line, f"unknown citation key '{key}'", near or f"the keys are those of {files}", col=col
         )
         return f"<code>{escapeHtml(key)}</code>"
+    env.setdefault("first_citation_line", line)
     cited: dict[str, int] = env.setdefault("cited", {})
     number = cited.setdefault(key, len(cited) + 1)
     text = escapeHtml(style.link_text(work, number, found.style, messages, textual))
@@ -139,11 +140,13 @@ def references_rule(state) -> None:
         f'<li id="{escapeHtml(reference_id(w.key))}">{style.reference_html(w, found.style, messages)}</li>\n'
         for w in works
     )
-    last = state.src.count("\n")
+    # The heading's line (for its problems) is the first citation's: the page's end would move with every line
+    # added, and with it the page's headings, which pages linking to this one are rendered again for.
+    line = state.env["first_citation_line"] - 1
     title = say(messages, "citations.references")
     state.tokens += [
         _html(f'<section class="references" aria-labelledby="{SECTION_ID}">\n'),
-        *_heading(title, last),
+        *_heading(title, line),
         _html(f'<{tag} class="references-list">\n{items}</{tag}>\n</section>\n'),
     ]
 
