@@ -210,3 +210,12 @@ def test_a_key_in_two_bib_files_is_an_error_in_the_second(mini_course):
     config = "bibliography: [references.bib, more.bib]\n"
     (problem,) = problems_of(cite_course(mini_course, "See {cite:p}`knuth,other`.", config=config))
     assert problem == "more.bib:3: citation key 'knuth' is defined in two .bib files"
+
+
+def test_a_bibliography_entry_that_is_no_bib_file_is_an_error(mini_course):
+    course = cite_course(mini_course, "Plain.", config="bibliography: [refs.txt, 3]\n")
+    assert problems_of(course) == [
+        "course.yaml:15: bibliography 'refs.txt' must name a .bib file\n"
+        "    hint: for example: bibliography: [references.bib]",
+        "course.yaml:15: bibliography 3 must name a .bib file\n    hint: for example: bibliography: [references.bib]",
+    ]
