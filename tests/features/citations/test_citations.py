@@ -219,3 +219,15 @@ def test_a_bibliography_entry_that_is_no_bib_file_is_an_error(mini_course):
         "    hint: for example: bibliography: [references.bib]",
         "course.yaml:15: bibliography 3 must name a .bib file\n    hint: for example: bibliography: [references.bib]",
     ]
+
+
+def test_latex_in_a_bib_field_becomes_plain_text():
+    from coursegen.errors import Problems
+    from coursegen.features.citations.bibliography import parse_bib
+
+    works = parse_bib('@book{m, author = {M{\\"o}bius, August}, title = {Der {K3} \\& co}}', "a.bib", Problems())
+    assert (works["m"].authors, works["m"].full_authors, works["m"].title) == (
+        ("Möbius",),
+        ("August Möbius",),
+        "Der K3 & co",
+    )
