@@ -150,7 +150,7 @@ def _plain(latex: str) -> str:
 
         import latexcodec  # noqa: F401 - registers the "ulatex" codec
 
-        latex = codecs.decode(latex, "ulatex")
+        latex = codecs.decode(latex, "ulatex")  # type: ignore[call-overload]  # a text codec: str to str
     return " ".join(latex.replace("{", "").replace("}", "").split())
 
 
