@@ -378,6 +378,7 @@ def plan_parse(
     memo: Memo,
     changes: Changes,
     extension_inputs: tuple = (),
+    shared_inputs: tuple = (),
 ) -> ParsePlan:
     """Return which sources to parse: those whose parse key differs from the memo's page's.
 
@@ -386,7 +387,7 @@ def plan_parse(
     are too. `last` is None when nothing kept may be reused (a new parser: no kept page holds its
     syntax); the caller then clears the "page" table."""
     outline = _parse_outline(loaded.slug_by_path, config_text, last)
-    inputs = shared_parse_inputs(root, package, catalogue, outline[2], changes, extension_inputs)
+    inputs = shared_parse_inputs(root, package, catalogue, outline[2], changes, extension_inputs, shared_inputs)
     inputs = replace(
         inputs,
         includes=changes.signature("includes", covers_includes, lambda: digest(included_texts(root, sources))),
@@ -430,14 +431,16 @@ def shared_parse_inputs(
     outline_digest: str,
     changes: Changes,
     extension_inputs: tuple = (),
+    shared_inputs: tuple = (),
 ) -> ParseInputs:
     """Return what parsing may consult beside a page's own text: the sources and course.yaml
     (`outline_digest`), media files, the message `catalogue` (parse rules write labels in the course's
     language); the course's Python `package`; widgets/, the templates, and `extension_inputs`, what the
-    extensions found for pages with widgets or exercises (how they reach Pyodide: the widgets' `page_inputs`)."""
+    extensions found for pages with widgets or exercises (how they reach Pyodide: the widgets' `page_inputs`), and
+    `shared_inputs`, what they found that any page may use (the citations' .bib texts: their `parse_inputs`)."""
     media = changes.signature("media", _covers_media, lambda: media_signature(root))
     return ParseInputs(
-        all=digest(outline_digest, media, sorted(catalogue.items())),
+        all=digest(outline_digest, media, sorted(catalogue.items()), shared_inputs),
         calc=changes.signature(f"calc {package}", under(package), lambda: tree_signature(root / package)),
         widgets=digest(
             changes.signature(

@@ -32,6 +32,7 @@ SIZES = {
     "math font": 1,  # the math font's WOFF2, decoded, by its digest (features/math/font_subset.py)
     "math font subset": 4,  # the math font cut to the course's characters, by its digest and them
     "lexer": 256,
+    "bibliography": 8,  # (.bib name, text) → its works and problems: features/citations/
     "pygments formatter": 1,
     "pygments css": 1,
     "theme assets": 4,  # by the theme files' stamps

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 NPM_PYODIDE = REPO / "node_modules" / "pyodide"  # the pinned npm runtime: no numpy or ml-dtypes wheels
 LIVE_DIST = os.environ.get("COURSEGEN_PYODIDE_DIST", "")  # a complete distribution, where one is supplied
-COURSE_PARTS = ("course.yaml", "lessons", "reviews", "templates", "widgets", "kernels", "media")
+COURSE_PARTS = ("course.yaml", "references.bib", "lessons", "reviews", "templates", "widgets", "kernels", "media")
 
 
 def copy_course(source: Path, dest: Path, templates_from: Path = REPO) -> Path:

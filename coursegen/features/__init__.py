@@ -17,6 +17,7 @@ def _listed() -> tuple:
     from coursegen.features.calc import extension as calc
     from coursegen.features.cells import extension as cells
     from coursegen.features.figrefs import extension as figrefs
+    from coursegen.features.citations import extension as citations
     from coursegen.features.hosting import offline, robots
     from coursegen.features.math import extension as math
     from coursegen.features.myst import extension as myst
@@ -35,6 +36,7 @@ def _listed() -> tuple:
             (cells, "cells"),
             (math, "math"),  # after calc: its rule runs before the roles, which calc's install set up
             (figrefs, "figrefs"),  # numbered figures and tables, {numref} and {ref}
+            (citations, "citations"),  # its References rule runs after the roles
             (anchors, "anchors"),
             (questions, "questions"),
             (search, "search"),

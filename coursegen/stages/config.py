@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursegen.author_code import Limits, parse_limits
-from coursegen.errors import Problems
+from coursegen.errors import Problems, did_you_mean
 from coursegen.paths import climbs_out
 from coursegen.schema import Schema, blank, check
 from coursegen.yamlio import LineDict, YamlError, load_yaml
@@ -88,6 +88,8 @@ class CourseConfig:
     csp: tuple[tuple[str, tuple[str, ...]], ...] = ()  # extra allowed sources: (directive, sources)
     messages: tuple[tuple[str, object, int], ...] = ()  # UI text overrides: (key, text, line); theme/messages.py
     language_line: int = 1  # where `language:` stands, for the warning about a language without a catalogue
+    bibliography: tuple[tuple[str, int], ...] = ()  # the .bib files' paths in the course, with their lines
+    citations: str = "author-year"  # how citations read: "author-year" or "numbered" (features/citations/)
 
 
 CSP_DIRECTIVES = (
@@ -154,6 +156,8 @@ TOP = Schema(
         "csp": CSP,
         "limits": dict,
         "messages": dict,
+        "bibliography": (list, str),
+        "citations": str,
     },
     required={"title": "title: My course"},
 )
@@ -250,6 +254,8 @@ def parse_config(
         csp=_csp_sources(top, path, problems),
         messages=_messages(top),
         language_line=data.line_of("language") if isinstance(data, LineDict) and "language" in data else 1,
+        bibliography=_bibliography(top, data, path, problems),
+        citations=_citation_style(top, data, path, problems),
     )
 
 
@@ -330,6 +336,43 @@ def _extensions(top: dict, data: LineDict, path: str, problems: Problems) -> tup
         )
         return ()
     return tuple(entries)
+
+
+def _bibliography(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[tuple[str, int], ...]:
+    """Return `bibliography:` as (path, line) pairs of .bib files (the citations feature checks that each is
+    inside the course, following symbolic links, when it reads them)."""
+    entries = top.get("bibliography", [])
+    entries = [entries] if isinstance(entries, str) else entries
+    line = data.line_of("bibliography") if isinstance(data, LineDict) and "bibliography" in data else 1
+    good = []
+    for entry in entries:
+        if not isinstance(entry, str) or not entry.endswith(".bib"):
+            problems.error(
+                path,
+                line,
+                f"bibliography {entry!r} must name a .bib file",
+                "for example: bibliography: [references.bib]",
+            )
+        else:
+            good.append((entry, line))
+    return tuple(good)
+
+
+CITATION_STYLES = ("author-year", "numbered")
+
+
+def _citation_style(top: dict, data: LineDict, path: str, problems: Problems) -> str:
+    """Return `citations:`, the citation style, reporting a style that is neither of the two."""
+    chosen = top.get("citations", CITATION_STYLES[0])
+    if chosen not in CITATION_STYLES:
+        problems.error(
+            path,
+            data.line_of("citations"),
+            f"citations must be 'author-year' or 'numbered', found {chosen!r}",
+            did_you_mean(chosen, CITATION_STYLES) or "author-year gives (Knuth, 1984); numbered gives [1]",
+        )
+        return CITATION_STYLES[0]
+    return chosen
 
 
 def _callouts(top: dict, data: LineDict, path: str, problems: Problems) -> tuple[tuple[str, str], ...]:

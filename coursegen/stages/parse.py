@@ -45,7 +45,7 @@ from coursegen.model import Heading, Link, Page, Source
 from coursegen.parallel import parallel_map
 from coursegen.paths import OUTSIDE_HINT, inside_course
 from coursegen.schema import Schema, check
-from coursegen.stages import tables
+from coursegen.stages import html_files, tables
 from coursegen.stages.csp import page_resources
 from coursegen.yamlio import YamlError, load_yaml
 
@@ -175,6 +175,7 @@ def parse_pages(
     catalogue = ctx.extra.get("messages", {})  # what parse rules write in the course's language
     # What extensions found for pages with widgets or exercises (how they reach Pyodide), as hashes.
     extension_inputs = tuple(getattr(data, "page_inputs", "") for _, data in sorted(ctx.extra.items()))
+    shared_inputs = tuple(getattr(data, "parse_inputs", "") for _, data in sorted(ctx.extra.items()))  # any page's
     plan = plan_parse(
         ctx.root,
         package,
@@ -186,6 +187,7 @@ def parse_pages(
         kept.memo,
         kept.changes,
         extension_inputs,
+        shared_inputs,
     )
     results = parse_many(md, plan.todo, ctx, jobs, meanwhile)
     parsed, record = keep_parsed(plan, results, sources, kept.last, kept.memo)
@@ -417,15 +419,18 @@ def _plain_math(latex: str, _options) -> str:
 # ---- core rules: links, misspelled or unclosed blocks -------------------------------
 
 
-LINKING = ("link_open", "image")
+LINKING = ("link_open", "image", "html_inline")
 
 
 def _resolve_links(state) -> None:
-    """Rewrite links to other sources (`02-kda.md#fade`) as site URLs and record them."""
+    """Rewrite links to other sources (`02-kda.md#fade`) and to the course's files (images, a CSV, a video in
+    raw HTML) as site URLs, and record them."""
     env = state.env
     ctx: ParseContext = env["ctx"]
     base = posixpath.dirname(env["path"])
     for block in state.tokens:
+        if block.type == "html_block":
+            block.content = _html_files(block.content, (block.map[0] + 1) if block.map else 1, base, env, ctx)
         if not any(token.type in LINKING for token in block.children or ()):
             continue  # most paragraphs: no need to count their lines
         for token, line in child_lines(block):
@@ -433,6 +438,26 @@ def _resolve_links(state) -> None:
                 token.attrSet("href", _resolve_href(token.attrGet("href") or "", base, line, env, ctx))
             elif token.type == "image":
                 token.attrSet("src", _resolve_image(token.attrGet("src") or "", base, line, env, ctx))
+            elif token.type == "html_inline":
+                token.content = _html_files(token.content, line, base, env, ctx)
+
+
+HTML_FILE_NAMES = {"video": "video", "audio": "audio", "source": "media source", "track": "track", "a": "download"}
+
+
+def _html_files(html: str, line: int, base: str, env: dict, ctx: ParseContext) -> str:
+    """Return raw HTML with the course files it names (html_files.py) checked and given their site addresses."""
+    if "<" not in html:
+        return html
+
+    def resolve(address: str, element: str, offset: int) -> str:
+        cut = min((at for at in (address.find("#"), address.find("?")) if at >= 0), default=len(address))
+        path, rest = address[:cut], address[cut:]  # a media fragment (#t=10) or a query stays as written
+        what = HTML_FILE_NAMES.get(element, "image")
+        new = _resolve_file(path, base, line + html.count("\n", 0, offset), env, ctx, what)
+        return (new + rest).replace('"', "%22").replace("'", "%27")
+
+    return html_files.rewrite_files(html, resolve)
 
 
 def child_lines(block):
@@ -491,6 +516,8 @@ def _resolve_href(href: str, base: str, line: int, env: dict, ctx: ParseContext)
         return fragment or href
     path = posixpath.normpath(posixpath.join(base, decoded(target)))
     slug = ctx.slug_by_path.get(path)
+    if slug is None and not path.endswith(".md"):  # a file of the course: a CSV, a PDF, a .py, …
+        return _resolve_file(target, base, line, env, ctx, "link") + fragment
     if slug is None:
         _report_link_target(href, path, base, line, env, ctx)
         return href
@@ -499,16 +526,7 @@ def _resolve_href(href: str, base: str, line: int, env: dict, ctx: ParseContext)
 
 
 def _report_link_target(href: str, path: str, base: str, line: int, env: dict, ctx: ParseContext) -> None:
-    """Report a link whose target is no lesson or review: a file of the course that is not one, or nothing."""
-    if not path.endswith(".md") and inside_course(ctx.root, path) is not None and (ctx.root / path).is_file():
-        env["problems"].error(
-            env["path"],
-            line,
-            f"link to the file '{path}': links to files other than lessons and reviews are not supported yet",
-            "show what the file holds in the page itself (a table, a code block, an image), "
-            "or link to a copy published at its own address (https://…)",
-        )
-        return
+    """Report a link to a .md file that is no lesson or review."""
     env["problems"].error(
         env["path"],
         line,
@@ -524,24 +542,46 @@ def _near_link(path: str, base: str, paths) -> str:
 
 
 def _resolve_image(src: str, base: str, line: int, env: dict, ctx: ParseContext) -> str:
-    if _is_external(src):
-        return src
+    return src if _is_external(src) else _resolve_file(src, base, line, env, ctx, "image")
+
+
+def _resolve_file(src: str, base: str, line: int, env: dict, ctx: ParseContext, what: str) -> str:
+    """Return the site address of a course file a page shows or links to (an image, a CSV, a video, …), noting
+    it in `env["assets"]` to be copied at a stable path, `media/` and its course path with '-' for '/'; report a
+    file that is missing, hidden or outside the course, and return `src` unchanged then."""
     # The parser percent-encodes an address ('my pic.png', 'café.png' become 'my%20pic.png', 'caf%C3%A9.png'):
     # the file is found by its decoded name, and the page gets the encoded name of its copy.
     name = decoded(src)
     if "\x00" in name:
-        env["problems"].error(env["path"], line, f"image '{src}' names a file with a NUL character")
+        env["problems"].error(env["path"], line, f"{what} '{src}' names a file with a NUL character")
         return src
     path = posixpath.normpath(posixpath.join(base, name))
     if inside_course(ctx.root, path) is None:
         env["problems"].error(env["path"], line, f"'{src}' is outside the course", OUTSIDE_HINT)
         return src
+    if any(part.startswith(".") for part in path.split("/")):
+        env["problems"].error(
+            env["path"], line, f"{what} '{name}' names a hidden file or folder", "the build publishes no hidden file"
+        )
+        return src
     if not (ctx.root / path).is_file():
-        env["problems"].error(env["path"], line, f"image '{decoded(src)}' not found (looked for '{path}')")
+        near = _near_file(ctx.root, path, base)
+        env["problems"].error(env["path"], line, f"{what} '{name}' not found (looked for '{path}')", near)
         return src
     site_path = "media/" + path.replace("/", "-")
     env["assets"].append((site_path, path))
     return url_encode(site_path)
+
+
+def _near_file(root: Path, path: str, base: str) -> str:
+    """Return 'did you mean …?' for the file of the same folder nearest a missing one, written as the page must."""
+    folder = root / posixpath.dirname(path)
+    names = sorted(entry.name for entry in folder.iterdir() if entry.is_file()) if folder.is_dir() else []
+    near = did_you_mean(posixpath.basename(path), names)
+    if not near:
+        return ""
+    found = near.split("'")[1]
+    return f"did you mean '{posixpath.relpath(posixpath.join(posixpath.dirname(path), found), base or '.')}'?"
 
 
 def _check_blocks(state) -> None:

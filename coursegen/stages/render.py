@@ -25,7 +25,7 @@ import jinja2
 from markupsafe import Markup
 
 from coursegen.cache import cache_key, signed, verified
-from coursegen.errors import Problem
+from coursegen.errors import ContentError, Problem
 from coursegen.incremental import (
     Changes,
     FilledPage,
@@ -218,7 +218,7 @@ def render_site(
     out.update(zip(map(URL, units), pages))
     for unit in units:
         for site_path, source_path in unit.page.assets:
-            out[site_path] = (root / source_path).read_bytes()
+            out[site_path] = published_file(root, unit.page.source, source_path)
     out["404.html"] = _course_page(env, "404.html", None, common, fill, memo, plan, rerendered)
     if SESSION not in out:  # the review session (docs/reviews.md), unless a unit took its name
         out[SESSION] = _course_page(env, SESSION, SESSION, common, fill, memo, plan, rerendered)
@@ -229,6 +229,21 @@ def render_site(
 
 
 SESSION = "review-session.html"
+HINT_GONE = "restore the file, or change the link"
+
+
+def published_file(root: Path, source, path: str) -> bytes:
+    """Return the bytes of a course file a page shows or links to; one gone since the page was parsed (a file
+    outside the folders whose changes re-parse pages) is a problem at the source's line that names it."""
+    try:
+        return (root / path).read_bytes()
+    except OSError as err:
+        name = path.rsplit("/", 1)[-1]
+        line = next((n for n, text in enumerate(source.text.split("\n"), 1) if name in text), 1)
+        problem = Problem(
+            source.path, line, 0, f"'{path}', which this page links to, cannot be read: {err.strerror}", HINT_GONE
+        )
+        raise ContentError([problem]) from None
 
 
 def environment(

@@ -130,14 +130,25 @@ def test_paragraphs_that_draw_on_the_report_or_commentary_carry_a_footnote(site)
                 assert 'class="footnote-ref"' in paragraph, f"{slug}.html: uncited: {paragraph[:120]}"
 
 
-def test_each_lesson_ends_with_a_references_list_holding_every_footnote(site):
+def test_each_lesson_ends_with_its_notes_then_the_works_they_cite(site):
+    bib = (REPO / "references.bib").read_text()
     for slug in LESSONS:
         page = site[f"{slug}.html"]
         source = next((REPO / "lessons").glob(f"*-{slug}.md")).read_text()
         defined = len(re.findall(r"^\[\^[^\]]+\]:", source, re.M))
         listed = re.findall(r'<li id="fn\d+" class="footnote-item">', page)
         assert defined and len(listed) == defined
-        assert page.index('id="references"') < page.index('class="footnotes"')
+        assert page.index('id="notes"') < page.index('class="footnotes"') < page.index('class="references"')
+        cited = set(re.findall(r"\{cite:t\}`([^`]+)`", source))
+        works = re.findall(r'<li id="bib-([^"]+)">', page)
+        assert cited and sorted(works) == sorted(cited) and all(f"{{{key}," in bib for key in works)
+
+
+def test_the_bibliography_holds_no_year_or_venue_the_seeds_do_not_give(site):
+    """The seeds name the report, the launch post, Raschka's commentary and fla-core 0.6.0, with no date."""
+    bib = (REPO / "references.bib").read_text()
+    assert not re.search(r"^\s*(year|date|journal|booktitle|publisher|institution|url)\s*=", bib, re.M | re.I)
+    assert "(n.d.)" in site["sequence-axis.html"]
 
 
 def test_every_question_revisits_a_heading_that_exists(site):

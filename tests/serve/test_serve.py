@@ -663,3 +663,29 @@ def test_a_page_is_told_every_file_changed_since_the_build_it_was_served_from():
     stream_events(write, channel, after=1)
     event = json.loads(written[0].decode().removeprefix("data: "))
     assert event["serial"] == 3 and "second.html" in event["changed"]
+
+
+def test_a_saved_bib_and_a_saved_linked_file_are_rebuilt_and_served(live_unlimited, mini_course):
+    """Issue 41: the .bib course.yaml names and a file a lesson links to are inputs of the build like a lesson."""
+    server, events = live_unlimited
+    first = events.next()
+    (mini_course / "data").mkdir()
+    (mini_course / "data" / "points.csv").write_text("x,y\n1,2\n")
+    (mini_course / "references.bib").write_text("@book{knuth, author = {Knuth}, title = {Old title}}\n")
+    with (mini_course / "course.yaml").open("a") as config:
+        config.write("bibliography: [references.bib]\n")
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "See {cite:p}`knuth` and [the data](../data/points.csv)."))
+    event = next_save(events, first["serial"])
+    while event["type"] != "built" or "second.html" not in event["changed"]:  # course.yaml may come in alone first
+        event = next_save(events, event["serial"])
+    assert "Old title" in fetch(server.url + "second.html")
+    assert fetch(server.url + "media/data-points.csv") == "x,y\n1,2\n"
+    (mini_course / "references.bib").write_text("@book{knuth, author = {Knuth}, title = {New title}}\n")
+    event = next_save(events, event["serial"])
+    assert event["type"] == "built" and "second.html" in event["changed"]
+    assert "New title" in fetch(server.url + "second.html")
+    (mini_course / "data" / "points.csv").write_text("x,y\n3,4\n")
+    event = next_save(events, event["serial"])
+    assert event["type"] == "built" and "media/data-points.csv" in event["changed"]
+    assert fetch(server.url + "media/data-points.csv") == "x,y\n3,4\n"

@@ -72,14 +72,9 @@ def test_an_image_with_an_accented_name_is_found_and_published(mini_course):
     assert 'src="media/lessons-im%C3%A1genes-gr%C3%A1fica.svg"' in outputs["second.html"].decode()
 
 
-def test_a_link_to_a_course_file_that_is_not_a_page_does_not_ask_for_a_md_file(mini_course):
+def test_a_link_to_a_course_file_that_is_not_a_page_is_published_beside_the_images(mini_course):
     (mini_course / "lessons" / "datos.csv").write_text("x,y\n1,2\n")
     _edit(mini_course, SECOND, "(01-first.md#a-table-and-math)", "(datos.csv)")
-    with pytest.raises(ContentError) as caught:
-        build_site(mini_course)
-    problem = caught.value.problems[0]
-    assert (problem.path, problem.line) == (SECOND, 8)
-    assert problem.message == (
-        "link to the file 'lessons/datos.csv': links to files other than lessons and reviews are not supported yet"
-    )
-    assert ".md" not in problem.hint and "in the page itself" in problem.hint
+    outputs = build_site(mini_course).outputs
+    assert outputs["media/lessons-datos.csv"] == b"x,y\n1,2\n"
+    assert 'href="media/lessons-datos.csv"' in outputs["second.html"].decode()

@@ -26,6 +26,7 @@ EXCLUDED = ", ".join(
         "[data-widget-code]",
         "[data-widget-live]",
         "pre.diagram",
+        ".cite-preview",  # a citation's reference, listed again under References
         "sup",
         "button",
         "template",

@@ -1,0 +1,46 @@
+"""Citations in Chromium (issue 41): the preview shows on hover and on keyboard focus, by CSS alone, and the link
+leads to the reference."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import FIXTURES, copy_course, serving
+from pages import open_page
+from playwright.sync_api import expect
+
+from coursegen.cli import main as cli_main
+
+BIB = "@book{knuth, author = {Donald E. Knuth}, title = {Literate Programming}, year = {1992}}\n"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    root = copy_course(FIXTURES / "mini", tmp_path_factory.mktemp("cite") / "course")
+    (root / "references.bib").write_text(BIB)
+    with (root / "course.yaml").open("a") as config:
+        config.write("bibliography: [references.bib]\n")
+    lesson = root / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("Text.", "As {cite:t}`knuth` shows, prose is code."))
+    assert cli_main(["--root", str(root), "build"]) == 0
+    with serving(root / "site") as base:
+        yield base
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_the_preview_shows_on_focus_and_hover_and_the_link_leads_to_the_reference(site, context_factory, javascript):
+    page = open_page(context_factory(java_script_enabled=javascript), site, "second.html")
+    preview = page.locator("p .cite-preview")
+    expect(preview).to_be_hidden()
+    for _ in range(100):  # to the citation, as a keyboard user gets there
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.getAttribute('href')") == "#bib-knuth":
+            break
+    expect(preview).to_be_visible()
+    expect(preview).to_have_text("Donald E. Knuth (1992). Literate Programming.")
+    page.locator("h1").first.click()  # focus leaves the link
+    expect(preview).to_be_hidden()
+    page.locator("p .cite a").hover()
+    expect(preview).to_be_visible()
+    page.locator("p .cite a").click()
+    assert page.url.endswith("second.html#bib-knuth")
+    expect(page.locator("#bib-knuth")).to_be_in_viewport()
