@@ -16,8 +16,8 @@ def _listed() -> tuple:
     from coursegen.features import anchors, appearance, callouts
     from coursegen.features.calc import extension as calc
     from coursegen.features.cells import extension as cells
-    from coursegen.features.figrefs import extension as figrefs
     from coursegen.features.citations import extension as citations
+    from coursegen.features.figrefs import extension as figrefs
     from coursegen.features.hosting import offline, robots
     from coursegen.features.math import extension as math
     from coursegen.features.myst import extension as myst
