@@ -11,7 +11,7 @@ import sys
 import time
 
 import pytest
-from helpers import FIXTURES, REPO, copy_course, run_cli
+from helpers import COURSE_PARTS, FIXTURES, REPO, copy_course, run_cli
 
 from coursegen.errors import Problems
 from coursegen.features.questions import exercises
@@ -26,7 +26,7 @@ CHECKS = re.compile(r'<script type="application/json" data-exercise-checks>(.*?)
 def course_site(tmp_path_factory):
     """The sample course, built once."""
     root = tmp_path_factory.mktemp("course")
-    for part in ("course.yaml", "lessons", "reviews", "widgets", "kernels", "templates", "media"):
+    for part in COURSE_PARTS:
         if (REPO / part).is_dir():
             shutil.copytree(REPO / part, root / part)
         elif (REPO / part).is_file():
