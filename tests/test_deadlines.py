@@ -51,5 +51,5 @@ def test_a_call_inside_another_runs_under_the_outer_limit_and_the_guard_ends_whe
     assert deadlines.calls == {}
     guard = deadlines.guard
     assert guard is not None
-    guard.join(30)  # IDLE after its last call (generous: not a timing test)
+    guard.join(600)  # IDLE after its last call (a hang guard only: not a timing test)
     assert not guard.is_alive()
