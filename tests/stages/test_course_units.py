@@ -31,7 +31,11 @@ def test_the_themes_list_renders_once_and_equals_the_list_rendered_in_each_page(
     renders.clear()
     slow = build_site(mini_course).outputs
     assert renders.count(PARTIAL) == 3  # first, second, check (later is upcoming: no page)
-    pages = [path for path in fast if path.endswith(".html") and path not in ("index.html", "404.html", "review-session.html")]
+    pages = [
+        path
+        for path in fast
+        if path.endswith(".html") and path not in ("index.html", "404.html", "review-session.html")
+    ]
     assert pages == ["check.html", "first.html", "second.html"]
     for path in pages:
         assert slow[path] == fast[path].replace(b"</nav>\n<main", b"</nav>\n <main"), path

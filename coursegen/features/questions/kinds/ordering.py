@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from markdown_it.common.utils import escapeHtml
 
 from coursegen.features.questions.blocks import answer_opening, children_at, closing, html
 from coursegen.theme.messages import say, texts
 
-ATTRS: dict[str, type] = {}
+ATTRS: Mapping[str, type] = MappingProxyType({})  # no attributes of its own (read-only: no module state)
 LISTS = ("bullet_list_open", "ordered_list_open")
 AFTER_PROMPT = (*LISTS, "fence")  # the prompt is what comes before the lines
 MAX_LEVEL = 6
