@@ -68,7 +68,7 @@ export function enhance(question, ctx) {
 }
 
 /** Turn an option's content into one button (an option that is a single paragraph loses the <p>). */
-function optionButton(item) {
+export function optionButton(item) {
   const button = h("button", { type: "button", class: "choice-option", "data-choose": item.dataset.option });
   const content = item.children.length === 1 && item.firstElementChild.tagName === "P" ? item.firstElementChild : item;
   button.append(...content.childNodes);

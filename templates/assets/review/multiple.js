@@ -3,7 +3,7 @@
 // opens the explanations and scores itself: exactly the right set = yes, some right = partly, none = no.
 import { h } from "coursegen/dom.js";
 import { t } from "coursegen/messages.js";
-import { stableShuffle } from "coursegen/review/choice.js";
+import { optionButton, stableShuffle } from "coursegen/review/choice.js";
 import { dueText, nextText } from "coursegen/review/schedule.js";
 
 /** Return the score of a set of chosen options against the right ones: "yes", "partly" or "no". */
@@ -93,11 +93,8 @@ export function enhance(question, ctx) {
 
 /** Turn an option's content into one toggle button (an option that is a single paragraph loses the <p>). */
 function toggleButton(item) {
-  const button = h("button", { type: "button", class: "choice-option", "data-choose": item.dataset.option,
-    "aria-pressed": "false" });
-  const content = item.children.length === 1 && item.firstElementChild.tagName === "P" ? item.firstElementChild : item;
-  button.append(...content.childNodes);
-  item.replaceChildren(button);
+  const button = optionButton(item);
+  button.setAttribute("aria-pressed", "false");
   return button;
 }
 
