@@ -91,9 +91,10 @@ def test_a_deep_link_lands_in_a_browser_that_does_not_anchor_the_scroll(href, si
     page = context.new_page()
     page.goto(site + href)
     assert abs(landing(page)) <= 4
+    landed = page.evaluate("() => window.scrollY")  # read before the wheel: a fast scroll may be over when it returns
     page.mouse.move(640, 400)
     page.mouse.wheel(0, -300)  # the reader scrolls: from now on the page leaves the scroll to the reader
-    page.wait_for_function(f"() => window.scrollY < {page.evaluate('() => window.scrollY')}")
+    page.wait_for_function(f"() => window.scrollY < {landed}")
     page.evaluate("""() => { const block = document.createElement('div'); block.style.height = '1500px';
         document.querySelector('.unit-body').prepend(block); }""")
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")

@@ -12,8 +12,14 @@ from coursegen.features.cells.source import CodeCell
 
 
 @pytest.fixture
-def harness():
-    """The harness's namespace as the page's worker makes it: no coursegen to import."""
+def harness(monkeypatch):
+    """The harness's namespace as the page's worker makes it: no coursegen to import.
+
+    In the page the harness replaces `plt.show` in its own Python; here that Python is pytest's, whose
+    later builds fork their workers from it: the fixture puts pyplot's own `show` back afterwards, or a
+    later build's `plt.show()` would hand its figures to this test's finished cell."""
+    pyplot = pytest.importorskip("matplotlib.pyplot")
+    monkeypatch.setattr(pyplot, "show", pyplot.show)
 
     def guarded(name, *args, **kwargs):
         if name.startswith("coursegen"):
