@@ -26,11 +26,13 @@ from coursegen.features.search.sections import page_text
 from coursegen.memo import Memo, remembered
 from coursegen.model import per_unit
 from coursegen.stages.parse import page_digest
+from coursegen.stages.references import fill_references
 from coursegen.theme import messages
 from coursegen.theme.messages import unit_label
 
 __all__ = ["ENTRY", "FOLDER", "indexed_pages", "search_files"]
 
+XREF = 'data-xref="'  # in a page that names another page's figure or equation (stages/references.py)
 SESSION_HOOKS = ("add_files", "serve")  # these hooks also take the build's session (extensions.ModuleExtension)
 
 
@@ -39,30 +41,47 @@ def analyse(html: str, source):
     return page_text(html, source)
 
 
-def text_of(page):
-    """Return a parsed page's PageText (found while parsing; here for a page made without the parser)."""
+def text_of(page, course=None):
+    """Return a page's PageText: found while parsing, or, for a page that names another page's figure
+    or equation, made from its text with those references filled ("Figure 3.2", not the label)."""
+    if course is not None and XREF in page.html:
+        return page_text(fill_references(page.html, course))
     found = page.derived.get("search")
     return found if found is not None else page_text(page.html)
+
+
+def referenced_targets(course) -> tuple:
+    """Return the numbered targets of the pages other pages name (slug, its targets): what those pages'
+    indexed text reads beside their own source, so a renumbered figure re-indexes them."""
+    named = sorted({link.slug for unit in course.written if XREF in unit.page.html for link in unit.page.links})
+    return tuple((slug, tuple(sorted(_targets(course, slug).items()))) for slug in named)
+
+
+def _targets(course, slug: str) -> dict:
+    unit = course.unit(slug)
+    return unit.page.derived.get("targets") or {} if unit is not None and unit.page is not None else {}
 
 
 def indexed_pages(course, texts: dict[str, str], memo: Memo | None = None) -> list[tuple]:
     """Return what the index is made of: (url, title, label, PageText) for each published unit, its
     label in the course's language (`texts`: the message catalogue); in `serve` only the units an edit
-    replaced are looked at again (model.per_unit)."""
+    replaced are looked at again (model.per_unit), or all when a target other pages name changed."""
 
     def indexed(unit) -> tuple:
-        return (unit.url, unit.title, unit_label(texts, unit), text_of(unit.page))
+        return (unit.url, unit.title, unit_label(texts, unit), text_of(unit.page, course))
 
-    return per_unit(memo, "search pages", course.written, indexed, texts)
+    return per_unit(memo, "search pages", course.written, indexed, (texts, referenced_targets(course)))
 
 
 def index_key(course, texts: dict[str, str], memo: Memo | None = None) -> str:
-    """Return a digest of everything the index depends on: each unit's URL, title, label and body."""
+    """Return a digest of everything the index depends on: each unit's URL, title, label and body, and
+    the targets that references to other pages show."""
 
     def part(unit) -> str:
         return f"{unit.url}\0{unit.title}\0{unit_label(texts, unit)}\0{page_digest(unit.page)}"
 
-    return hashlib.sha256("\n".join(per_unit(memo, "search keys", course.written, part, texts)).encode()).hexdigest()
+    parts = per_unit(memo, "search keys", course.written, part, texts)
+    return hashlib.sha256("\n".join([*parts, repr(referenced_targets(course))]).encode()).hexdigest()
 
 
 def index_files(course, texts: dict[str, str], memo: Memo | None = None) -> dict[str, bytes]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from coursegen.errors import ContentError
+from coursegen.features.search.index import ENTRY, FOLDER
 from coursegen.pipeline import BuildOptions, build_site
 from coursegen.session import Session
 from coursegen.stages.directive_options import read_directive
@@ -156,6 +158,30 @@ def test_a_renumbered_figure_renders_again_the_pages_that_name_it(course):
     session.note_changes(course, ["lessons/01-first.md"])  # as serve's watcher reports it: lesson 2 is untouched
     assert '<a class="numref" href="first.html#fig-one">Figure 1.2</a>' in page(course, session=session)
     assert "index.html" not in session.records.render.rerendered  # the pages that link to lesson 1, no more
+
+
+def indexed_text(outputs: dict, url: str) -> str:
+    """Return what the search index holds of the page at `url` (its sections' titles and text)."""
+    entry = json.loads(outputs[ENTRY])
+    pages = [page for name, _ in entry["fragments"] for page in json.loads(outputs[f"{FOLDER}/{name}"])]
+    return " ".join(f"{title} {text}" for page in pages if page["url"] == url for _, title, text in page["sections"])
+
+
+def test_search_indexes_a_reference_to_another_unit_by_what_the_page_shows(course):
+    put(course, figure("fig-one", "First."), lesson="01-first.md")
+    put(course, "As {numref}`01-first.md#fig-one` shows.")
+    session = Session()
+    session.trust_watcher()
+    assert "As Figure 1.1 shows." in indexed_text(
+        build_site(course, BuildOptions(jobs=1), session).outputs, "second.html"
+    )
+    first = course / "lessons" / "01-first.md"
+    one = figure("fig-one", "First.")
+    first.write_text(first.read_text().replace(one, figure("fig-zero", "Zero.") + "\n\n" + one))
+    session.note_changes(course, ["lessons/01-first.md"])  # lesson 2 is untouched: its index entry is made again
+    assert "As Figure 1.2 shows." in indexed_text(
+        build_site(course, BuildOptions(jobs=1), session).outputs, "second.html"
+    )
 
 
 # ---- errors ---------------------------------------------------------------------------------------
