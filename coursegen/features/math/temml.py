@@ -18,6 +18,7 @@ crossing into V8 costs more than converting a short formula.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -66,6 +67,10 @@ class _Temml:
             return racer
 
         self.racer = self._run(start())
+        # Never freed, not even by the interpreter's teardown: mini-racer's free, run from a process
+        # being dismantled, crashed it (exit status 139 after every test passed). The OS takes the
+        # isolate back with the process, as it does for a command-line build (cli.py ends with os._exit).
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(self.keeper))
 
     def convert(self, items: list[tuple[str, bool]]) -> list[tuple[bool, str]]:
         async def run():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -173,6 +175,17 @@ def test_a_build_inside_a_running_event_loop_converts_its_formulas(mini_course):
 
     assert "′</mo></msup>" in asyncio.run(build())
     assert threading.active_count() == 1  # the helper thread ended with its call
+
+
+def test_a_process_that_converted_inside_an_event_loop_exits_cleanly():
+    """Freeing the converter at the interpreter's teardown crashed such a process (exit status 139,
+    all tests passed): a pytest run whose first formula came from a Playwright test."""
+    code = (
+        "import asyncio\nfrom coursegen.features.math.temml import convert_all\n"
+        "async def main():\n    assert convert_all([('x^2', False)])[0][0]\nasyncio.run(main())\n"
+    )
+    ended = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert ended.returncode == 0, ended.stderr
 
 
 def test_the_vendored_temml_is_the_pinned_npm_packages_file():
