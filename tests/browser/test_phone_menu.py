@@ -10,6 +10,7 @@ import pytest
 from helpers import REPO, copy_course, serving
 from pages import open_page
 from playwright.sync_api import expect
+from test_a11y import serious_violations
 
 from coursegen.cli import main as cli_main
 
@@ -111,3 +112,15 @@ def test_a_wide_screen_shows_the_unit_list_beside_the_text_and_no_menu(site, con
     expect(units).to_have_count(1)  # one list in the page, whatever the width
     box, main = units.bounding_box(), page.locator("main").bounding_box()
     assert box["x"] + box["width"] <= main["x"]
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_open_phone_menu_passes_axe(site, context_factory, theme):
+    context = context_factory(color_scheme=theme, bypass_csp=True, service_workers="block", **PHONE)
+    found = {}
+    for name in (FIRST, THIRD, "review-a.html"):
+        page = open_page(context, site, name)
+        open_menu(page)
+        found[name] = serious_violations(page)
+        page.close()
+    assert found == {name: [] for name in (FIRST, THIRD, "review-a.html")}
