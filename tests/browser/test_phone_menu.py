@@ -4,6 +4,7 @@ JavaScript or without it."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 
 import pytest
@@ -124,3 +125,27 @@ def test_the_open_phone_menu_passes_axe(site, context_factory, theme):
         found[name] = serious_violations(page)
         page.close()
     assert found == {name: [] for name in (FIRST, THIRD, "review-a.html")}
+
+
+@pytest.fixture(scope="module")
+def long_course(tmp_path_factory):
+    """A generated course of 80 lessons (benchmarks/generated_course.py), built once and served."""
+    spec = importlib.util.spec_from_file_location("generated_course", REPO / "benchmarks" / "generated_course.py")
+    generated = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generated)
+    root = generated.write_course(tmp_path_factory.mktemp("long-menu") / "course", count=80)
+    generated.copy_engine_parts(REPO, root)
+    assert cli_main(["--root", str(root), "build"]) == 0
+    with serving(root / "site") as base:
+        yield base
+
+
+def test_a_long_unit_list_scrolls_inside_the_open_menu_to_the_current_unit(long_course, context_factory):
+    page = open_page(context_factory(**PHONE), long_course, "lesson-70.html")
+    open_menu(page)
+    current = page.locator("a[aria-current=page]")
+    expect(current).to_have_text(re.compile(r"^\s*70\s+Lesson 70"))
+    expect(current).to_be_in_viewport()  # the list scrolled itself, the page did not
+    assert page.evaluate("scrollY") == 0
+    sections = page.locator(".site-menu-panel .site-menu-heading").first
+    assert sections.bounding_box()["y"] < 844  # the sections still start on the first screen
