@@ -73,13 +73,26 @@ function labelWideTables() {
   }
 }
 
-/** The header menu (narrow screens) closes once a link in it is followed, and on Escape, back on its button. */
+/** The header menu (narrow screens) closes once a link in what it opens is followed, and on Escape, back on its
+ * button; opened, its unit list shows the current unit (a long list scrolls inside the menu). What it opens is
+ * the page's unit list and the panel after it (partials/site_menu.html), not inside the <details>. */
 function closeMenuOnUse(menu) {
-  menu.addEventListener("click", (event) => { if (event.target.closest("a")) menu.open = false; });
-  menu.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || !menu.open) return;
-    menu.open = false;
-    menu.querySelector("summary").focus();
+  const summary = menu.querySelector("summary");
+  const opened = [menu, ...document.querySelectorAll(".page-columns > .course-units, .site-menu-panel")];
+  for (const part of opened) {
+    part.addEventListener("click", (event) => { if (menu.open && event.target.closest("a")) menu.open = false; });
+    part.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || !menu.open) return;
+      menu.open = false;
+      summary.focus();
+    });
+  }
+  const list = opened[1]?.matches(".course-units") ? opened[1] : null;
+  menu.addEventListener("toggle", () => {
+    const current = list?.querySelector("[aria-current=page]");
+    if (!menu.open || !current || list.scrollHeight <= list.clientHeight) return;
+    const offset = current.getBoundingClientRect().top - list.getBoundingClientRect().top;
+    list.scrollTop += offset - (list.clientHeight - current.offsetHeight) / 2;
   });
 }
 
