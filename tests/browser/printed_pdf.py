@@ -12,7 +12,9 @@ import pypdfium2
 PAPERS = ("A4", "Letter")
 MARGIN = "1cm"  # about the margins of Chromium's print dialog ("Default")
 MARGIN_PT = 72 / 2.54
-INK = 200  # a grey darker than this (0 black, 255 white) is ink: text, rules, bars; the panels' #eef3fb is not
+# A grey darker than this (0 black, 255 white) is ink: text, bars, table rules. Rendered at 72 dpi, a box's hairline
+# border (#999, 0.75 pt) stays lighter, so a widget box running empty to the foot of a page counts as blank there.
+INK = 200
 
 
 def print_pdf(page, paper: str) -> bytes:
