@@ -248,13 +248,14 @@ def _reference_in_math(match, labels: dict) -> str:
 
 def _convert(formulas: list[dict], memo: Memo | None) -> None:
     """Set each formula's `result`: from the memo, or from one call to Temml for all the others."""
+    from coursegen.features.math.primes import unscript_primes
     from coursegen.features.math.temml import convert_all, short_message
 
     keys = [(item["latex"], item["display"]) for item in formulas]
     known = {key: memo.peek("mathml", key) for key in keys} if memo is not None else {}
     todo = sorted({key for key in keys if known.get(key) is None})
     for key, (ok, text) in zip(todo, convert_all(todo)):
-        known[key] = (ok, text if ok else short_message(text))
+        known[key] = (ok, unscript_primes(text) if ok else short_message(text))
         if memo is not None:
             memo.put("mathml", key, known[key])
     for item, key in zip(formulas, keys):
