@@ -13,6 +13,27 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
 
+@pytest.fixture(scope="session")
+def sample_course(tmp_path_factory):
+    """The repository's sample course, copied and built once for every browser test that only reads it."""
+    from helpers import REPO, copy_course
+
+    from coursegen.cli import main
+
+    root = copy_course(REPO, tmp_path_factory.mktemp("sample") / "course")
+    assert main(["--root", str(root), "build"]) == 0
+    return root
+
+
+@pytest.fixture(scope="session")
+def sample_site(sample_course):
+    """The sample course's site, served on 127.0.0.1; yields its base URL."""
+    from helpers import serving
+
+    with serving(sample_course / "site") as base:
+        yield base
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _roomy_waits():
     from playwright.sync_api import expect

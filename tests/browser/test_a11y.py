@@ -324,15 +324,6 @@ def test_every_token_of_highlighted_code_is_readable_in_either_scheme_however_it
     assert unreadable(colours) == []
 
 
-@pytest.fixture(scope="module")
-def sample_site(tmp_path_factory):
-    """The repository's sample course (display math, the chunkwise demo, an exercise), built once and served."""
-    root = copy_course(REPO, tmp_path_factory.mktemp("sample") / "course")
-    assert cli_main(["--root", str(root), "build"]) == 0
-    with serving(root / "site") as base:
-        yield base
-
-
 SAMPLE_PAGES = ["k3-at-a-glance.html", "kda.html", "sequence-axis.html", "depth-axis.html", "review-a.html"]
 
 

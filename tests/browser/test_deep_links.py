@@ -4,10 +4,7 @@ even though widgets, code cells and questions grow above the target after the br
 from __future__ import annotations
 
 import pytest
-from helpers import REPO, copy_course, serving
 from pages import open_page
-
-from coursegen.cli import main as cli_main
 
 pytestmark = pytest.mark.browser
 DESKTOP = {"width": 1280, "height": 800}
@@ -20,12 +17,9 @@ TOP_OF = """id => {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The sample course (three widgets above the later sections of Lesson 3), built once and served."""
-    root = copy_course(REPO, tmp_path_factory.mktemp("links") / "course")
-    assert cli_main(["--root", str(root), "build"]) == 0
-    with serving(root / "site") as base:
-        yield base
+def site(sample_site):
+    """The sample course's site, built once for the session and served (conftest.sample_site)."""
+    return sample_site
 
 
 def landing(page) -> float:

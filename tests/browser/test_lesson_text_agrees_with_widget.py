@@ -6,22 +6,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import REPO, copy_course, serving
 from pages import open_page
 from playwright.sync_api import expect
-
-from coursegen.cli import main as cli_main
 
 pytestmark = pytest.mark.browser
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = copy_course(REPO, tmp_path_factory.mktemp("lesson3") / "course")
-    assert cli_main(["--root", str(root), "build"]) == 0
-    with serving(root / "site") as base:
-        yield base
+def site(sample_site):
+    """The sample course's site, built once for the session and served (conftest.sample_site)."""
+    return sample_site
 
 
 def test_the_moves_lesson_3_names_are_the_notches_that_overflow_its_slider(site, context_factory):

@@ -11,14 +11,8 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    from helpers import REPO, copy_course
-
-    course = copy_course(REPO, tmp_path_factory.mktemp("graph") / "course")
-    from coursegen.cli import main
-
-    assert main(["--root", str(course), "build"]) == 0
-    return course / "site"
+def built(sample_course):
+    return sample_course / "site"
 
 
 def test_every_page_runs_its_modules_with_no_console_error_or_csp_violation(built, page_and_watch):

@@ -5,11 +5,9 @@ its numbers and marks the section being read, and each heading has a permalink t
 from __future__ import annotations
 
 import pytest
-from helpers import REPO, copy_course, serving
+from helpers import REPO
 from pages import open_page
 from playwright.sync_api import expect
-
-from coursegen.cli import main as cli_main
 
 pytestmark = pytest.mark.browser
 AXE = REPO / "node_modules" / "axe-core" / "axe.min.js"
@@ -21,11 +19,9 @@ FOCUSED = """() => { const el = document.activeElement;
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = copy_course(REPO, tmp_path_factory.mktemp("guidance") / "course")
-    assert cli_main(["--root", str(root), "build"]) == 0
-    with serving(root / "site") as base:
-        yield base
+def site(sample_site):
+    """The sample course's site, built once for the session and served (conftest.sample_site)."""
+    return sample_site
 
 
 def tab_order(page, stops: int = 40) -> list[str]:

@@ -8,7 +8,7 @@ import importlib.util
 import re
 
 import pytest
-from helpers import REPO, copy_course, serving
+from helpers import REPO, serving
 from pages import open_page
 from playwright.sync_api import expect
 from test_a11y import serious_violations
@@ -24,12 +24,9 @@ FOURTH = re.compile(r"^4\s+Depth axis")
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The sample course, built once and served; yields its base URL."""
-    root = copy_course(REPO, tmp_path_factory.mktemp("phone-menu") / "course")
-    assert cli_main(["--root", str(root), "build"]) == 0
-    with serving(root / "site") as base:
-        yield base
+def site(sample_site):
+    """The sample course's site, built once for the session and served (conftest.sample_site)."""
+    return sample_site
 
 
 def open_menu(page):

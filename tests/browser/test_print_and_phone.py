@@ -6,12 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import REPO, copy_course, serving
 from pages import open_page
 from playwright.sync_api import expect
 from printed_pdf import PAPERS, PrintedText, flat, ink_depths, mostly_blank, print_pdf
-
-from coursegen.cli import main as cli_main
 
 pytestmark = pytest.mark.browser
 PHONE = {"viewport": {"width": 390, "height": 844}}
@@ -23,12 +20,9 @@ SLIDER = "#widget-overflow-slider"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The sample course, built once and served; yields its base URL."""
-    root = copy_course(REPO, tmp_path_factory.mktemp("print-phone") / "course")
-    assert cli_main(["--root", str(root), "build"]) == 0
-    with serving(root / "site") as base:
-        yield base
+def site(sample_site):
+    """The sample course's site, built once for the session and served (conftest.sample_site)."""
+    return sample_site
 
 
 def printed(context_factory, base: str, name: str, **options):
