@@ -124,7 +124,7 @@ def parse_bib(text: str, name: str, problems: Problems) -> dict[str, Work]:
 
 def _work(key: str, entry) -> Work:
     """Return a Work of a pybtex entry, its LaTeX (braces, accents) made plain text."""
-    fields = {name.lower(): _plain(value) for name, value in entry.fields.items()}
+    fields = {name.lower(): _plain(value, dashes=name.lower() != "url") for name, value in entry.fields.items()}
     people = entry.persons.get("author") or entry.persons.get("editor") or []
     return Work(
         key=key,
@@ -142,16 +142,18 @@ def _work(key: str, entry) -> Work:
     )
 
 
-def _plain(latex: str) -> str:
+def _plain(latex: str, dashes: bool = True) -> str:
     """Return a BibTeX value as text: `{K3}` → K3, `\\"o` → ö, with latexcodec, pybtex's own decoder (pybtex's rich
-    text parser took 136 s of CPU for a .bib of 2,000 entries on the loaded 2-core machine; this, 0.7 s)."""
+    text parser took 136 s of CPU for a .bib of 2,000 entries on the loaded 2-core machine; this, 0.7 s), and
+    TeX's dashes, `--` → – and `---` → — (Newton--Raphson, 531--551), which latexcodec makes only when it runs."""
     if "\\" in latex:
         import codecs
 
         import latexcodec  # noqa: F401 - registers the "ulatex" codec
 
         latex = codecs.decode(latex, "ulatex")  # type: ignore[call-overload]  # a text codec: str to str
-    return " ".join(latex.replace("{", "").replace("}", "").split())
+    text = " ".join(latex.replace("{", "").replace("}", "").split())
+    return text.replace("---", "\u2014").replace("--", "\u2013") if dashes else text
 
 
 def _unclosed_entry(text: str) -> int | None:

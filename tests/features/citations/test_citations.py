@@ -231,3 +231,12 @@ def test_latex_in_a_bib_field_becomes_plain_text():
         ("August Möbius",),
         "Der K3 & co",
     )
+
+
+def test_tex_dashes_in_a_bib_field_become_en_and_em_dashes_but_not_in_its_url():
+    from coursegen.errors import Problems
+    from coursegen.features.citations.bibliography import parse_bib
+
+    bib = "@misc{n, title = {The {Newton}--{Raphson} method---a history}, url = {https://example.org/a--b}}"
+    work = parse_bib(bib, "a.bib", Problems())["n"]
+    assert (work.title, work.url) == ("The Newton\u2013Raphson method\u2014a history", "https://example.org/a--b")
