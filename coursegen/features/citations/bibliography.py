@@ -1,8 +1,9 @@
 """The course's bibliography: course.yaml's `bibliography:` .bib files, read with pybtex into plain Works.
 
-Only the facts an entry gives are kept (authors, year, title, where it appeared, a version, a URL, a
-note): a field the entry lacks stays out of every citation and reference, nothing is made up. A .bib
-outside the course, missing or malformed is a problem at its line (course.yaml's, or the entry's).
+Only the facts an entry gives are kept (authors, year, title, where it appeared and at which volume,
+issue and pages, a version, a URL, a note): a field the entry lacks stays out of every citation and
+reference, nothing is made up. A .bib outside the course, missing or malformed is a problem at its line
+(course.yaml's, or the entry's).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ class Work:
     year: str = ""
     title: str = ""
     venue: str = ""
+    volume: str = ""  # of a journal, with its `number` (issue) and `pages`: "37(4), 531–551"
+    number: str = ""
+    pages: str = ""
     version: str = ""
     url: str = ""
     note: str = ""
@@ -136,6 +140,9 @@ def _work(key: str, entry) -> Work:
         year=fields.get("year", ""),
         title=fields.get("title", ""),
         venue=next((fields[f] for f in VENUE_FIELDS if fields.get(f)), ""),
+        volume=fields.get("volume", ""),
+        number=fields.get("number", ""),
+        pages=fields.get("pages", ""),
         version=fields.get("version", ""),
         url=fields.get("url", ""),
         note=fields.get("note", ""),

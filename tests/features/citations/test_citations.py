@@ -263,3 +263,14 @@ def test_a_bibliography_fence_without_a_heading_above_gets_the_sections_own(mini
         f"lessons/02-second.md:{line}: warning: the options of '{{bibliography}}' are not read\n"
         "    hint: the References list the works this page cites, in the style course.yaml's `citations:` sets"
     ]
+
+
+def test_a_journal_articles_reference_gives_its_volume_issue_and_pages(mini_course):
+    bib = BIB + "@article{ypma, author = {Ypma, T.}, title = {Newton}, journal = {SIAM Review},\n"
+    bib += "  volume = {37}, number = {4}, pages = {531--551}, year = {1995}}\n"
+    bib += "@article{vol, author = {V.}, title = {Only a volume}, journal = {J}, volume = {2}, year = {2000}}\n"
+    html = page(cite_course(mini_course, "See {cite:p}`ypma,vol,knuth`.", bib=bib))
+    listed = references(html)
+    assert "T. Ypma (1995). <cite>Newton</cite>. SIAM Review, 37(4), 531\u2013551.</li>" in listed
+    assert "V. (2000). <cite>Only a volume</cite>. J, 2.</li>" in listed
+    assert "<cite>Literate programming</cite>. The Computer Journal.</li>" in listed  # none given, none shown
