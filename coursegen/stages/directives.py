@@ -33,6 +33,7 @@ KNOWN = frozenset(
         "figure",
         "list-table",
         "table",
+        "bibliography",  # where a page's References go (features/citations/)
     }
 )
 

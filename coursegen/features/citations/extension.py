@@ -125,13 +125,16 @@ def reference_id(key: str) -> str:
 
 def references_rule(state) -> None:
     """Append the References section, listing the works the page cited, when it cited any: a real h2, so the
-    page's contents and other pages' links (`#references`) reach it."""
+    page's contents and other pages' links (`#references`) reach it. A Jupyter Book page's ```` ```{bibliography}
+    ```` fence says where the list goes instead, under the heading just above it when there is one."""
+    spot = _take_bibliography_fences(state)
     cited: dict[str, int] = state.env.get("cited") or {}
     if not cited:
         return
     found: Citations = state.env["ctx"].extra["citations"]
     messages = texts(state.env)
-    _check_heading_free(state)
+    above = _heading_above(state.tokens, spot) if spot is not None else None
+    _check_heading_free(state, above)
     works = [found.bibliography.works[key] for key in cited]
     numbered = found.style == "numbered"
     works.sort(key=(lambda w: cited[w.key]) if numbered else (lambda w: style.sort_key(w, messages)))
@@ -140,15 +143,48 @@ def references_rule(state) -> None:
         f'<li id="{escapeHtml(reference_id(w.key))}">{style.reference_html(w, found.style, messages)}</li>\n'
         for w in works
     )
+    closing = _html(f'<{tag} class="references-list">\n{items}</{tag}>\n</section>\n')
+    if above is not None:  # the author's own heading (its id kept) labels the section
+        heading_id = state.tokens[above].attrGet("id") or SECTION_ID
+        state.tokens[spot:spot] = [closing]
+        state.tokens[above:above] = [_html(f'<section class="references" aria-labelledby="{heading_id}">\n')]
+        return
     # The heading's line (for its problems) is the first citation's: the page's end would move with every line
     # added, and with it the page's headings, which pages linking to this one are rendered again for.
     line = state.env["first_citation_line"] - 1
     title = say(messages, "citations.references")
-    state.tokens += [
-        _html(f'<section class="references" aria-labelledby="{SECTION_ID}">\n'),
-        *_heading(title, line),
-        _html(f'<{tag} class="references-list">\n{items}</{tag}>\n</section>\n'),
-    ]
+    section = [_html(f'<section class="references" aria-labelledby="{SECTION_ID}">\n'), *_heading(title, line), closing]
+    if spot is None:
+        state.tokens += section
+    else:
+        state.tokens[spot:spot] = section
+
+
+def _take_bibliography_fences(state) -> int | None:
+    """Remove the page's ```` ```{bibliography} ```` fences (MyST's place for the References; their options are
+    sphinxcontrib-bibtex's, which coursegen does not read) and return where the first stood."""
+    spot = None
+    for index in range(len(state.tokens) - 1, -1, -1):
+        token = state.tokens[index]
+        if token.type != "fence" or token.info.split(maxsplit=1)[:1] != ["{bibliography}"]:
+            continue
+        if token.content.strip():
+            state.env["problems"].warning(
+                state.env["path"],
+                token.map[0] + 1 if token.map else 1,
+                "the options of '{bibliography}' are not read",
+                "the References list the works this page cites, in the style course.yaml's `citations:` sets",
+            )
+        del state.tokens[index]
+        spot = index
+    return spot
+
+
+def _heading_above(tokens: list[Token], spot: int) -> int | None:
+    """Return the index of the heading that ends just before `spot` (its open token), or None."""
+    if spot >= 3 and tokens[spot - 1].type == "heading_close" and tokens[spot - 3].type == "heading_open":
+        return spot - 3
+    return None
 
 
 def _html(content: str) -> Token:
@@ -165,10 +201,10 @@ def _heading(title: str, line: int) -> list[Token]:
     return [opening, inline, Token("heading_close", "h2", -1, markup="##", block=True)]
 
 
-def _check_heading_free(state) -> None:
-    """Report a heading of the page's own whose id the References section needs."""
-    for token in state.tokens:
-        if token.type == "heading_open" and token.attrGet("id") == SECTION_ID:
+def _check_heading_free(state, above: int | None) -> None:
+    """Report a heading of the page's own whose id the References section needs (but the one above its fence)."""
+    for index, token in enumerate(state.tokens):
+        if token.type == "heading_open" and token.attrGet("id") == SECTION_ID and index != above:
             state.env["problems"].error(
                 state.env["path"],
                 token.map[0] + 1 if token.map else 1,

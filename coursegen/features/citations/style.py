@@ -47,7 +47,8 @@ def group(links: list[str], style: str, textual: bool) -> str:
 
 
 def reference_html(work: Work, style: str, messages: dict[str, str], linked: bool = True) -> str:
-    """Return one entry of a References list: authors, year, title, venue, version, note, URL, each if given
+    """Return one entry of a References list: authors, year, title, venue (volume, issue, pages), version, note,
+    URL, each if given
     (the URL a link unless `linked` is false: a preview holds no link, as it is hidden from screen readers)."""
     parts = []
     authors = _listed(work.full_authors, messages)
@@ -60,8 +61,9 @@ def reference_html(work: Work, style: str, messages: dict[str, str], linked: boo
         parts.append(escapeHtml(authors))
     if title:
         parts.append(title)
-    if work.venue:
-        parts.append(escapeHtml(work.venue))
+    where = ", ".join(part for part in (work.venue, _locator(work)) if part)
+    if where:
+        parts.append(escapeHtml(where))
     if work.version:
         parts.append(escapeHtml(say(messages, "citations.version", version=work.version)))
     if work.year and style == "numbered":
@@ -73,6 +75,12 @@ def reference_html(work: Work, style: str, messages: dict[str, str], linked: boo
         url = escapeHtml(work.url)
         text += f' <a href="{url}">{url}</a>' if linked and work.url.startswith(("https://", "http://")) else f" {url}"
     return text
+
+
+def _locator(work: Work) -> str:
+    """Return where in its venue a work stands, as journals write it: "37(4), 531–551", "37", "531–551"."""
+    volume = f"{work.volume}({work.number})" if work.volume and work.number else work.volume
+    return ", ".join(part for part in (volume, work.pages) if part)
 
 
 def _listed(people: tuple[str, ...], messages: dict[str, str]) -> str:

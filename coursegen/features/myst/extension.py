@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from coursegen.features.myst import admonitions, fences, foreign, include, tabs
+from coursegen.features.myst import admonitions, fences, foreign, include, tabs, title
 
 
 def install(md) -> None:
     """Register the directive rule, the include and check rules, and how admonitions and tabs render."""
     fences.install(md)
     md.core.ruler.after("normalize", "myst_include", include.include_rule)
+    md.core.ruler.after("block", "myst_title", title.title_rule)
     md.core.ruler.push("myst_checks", checks_rule)
     md.add_render_rule("myst_admonition_open", admonitions.render_open)
     md.add_render_rule("myst_admonition_close", admonitions.render_close)

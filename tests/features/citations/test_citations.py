@@ -231,3 +231,46 @@ def test_latex_in_a_bib_field_becomes_plain_text():
         ("August Möbius",),
         "Der K3 & co",
     )
+
+
+def test_tex_dashes_in_a_bib_field_become_en_and_em_dashes_but_not_in_its_url():
+    from coursegen.errors import Problems
+    from coursegen.features.citations.bibliography import parse_bib
+
+    bib = "@misc{n, title = {The {Newton}--{Raphson} method---a history}, url = {https://example.org/a--b}}"
+    work = parse_bib(bib, "a.bib", Problems())["n"]
+    assert (work.title, work.url) == ("The Newton\u2013Raphson method\u2014a history", "https://example.org/a--b")
+
+
+def test_a_jupyter_book_bibliography_fence_places_the_references_under_the_heading_above_it(mini_course):
+    text = "See {cite:p}`knuth`.\n\n## References\n\n```{bibliography}\n```\n\n## After\n\nMore."
+    build = build_site(cite_course(mini_course, text), BuildOptions(jobs=1))
+    html = build.outputs["second.html"].decode()
+    assert not build.warnings and "{bibliography}" not in html
+    assert html.count('id="references"') == 1  # the author's heading, once, and no second one appended
+    section = '<section class="references" aria-labelledby="references">\n<h2 id="references">References</h2>\n'
+    assert section + '<ul class="references-list">\n<li id="bib-knuth">' in html
+    assert html.index("references-list") < html.index('id="after"')  # where the fence stood, not at the end
+
+
+def test_a_bibliography_fence_without_a_heading_above_gets_the_sections_own(mini_course):
+    course = cite_course(mini_course, "See {cite:p}`knuth`.\n\n```{bibliography}\n:filter: docname in docnames\n```")
+    build = build_site(course, BuildOptions(jobs=1))
+    html = build.outputs["second.html"].decode()
+    assert '<section class="references" aria-labelledby="references">\n<h2 id="references">References</h2>' in html
+    line = (course / "lessons" / "02-second.md").read_text().split("\n").index("```{bibliography}") + 1
+    assert [p.format() for p in build.warnings] == [
+        f"lessons/02-second.md:{line}: warning: the options of '{{bibliography}}' are not read\n"
+        "    hint: the References list the works this page cites, in the style course.yaml's `citations:` sets"
+    ]
+
+
+def test_a_journal_articles_reference_gives_its_volume_issue_and_pages(mini_course):
+    bib = BIB + "@article{ypma, author = {Ypma, T.}, title = {Newton}, journal = {SIAM Review},\n"
+    bib += "  volume = {37}, number = {4}, pages = {531--551}, year = {1995}}\n"
+    bib += "@article{vol, author = {V.}, title = {Only a volume}, journal = {J}, volume = {2}, year = {2000}}\n"
+    html = page(cite_course(mini_course, "See {cite:p}`ypma,vol,knuth`.", bib=bib))
+    listed = references(html)
+    assert "T. Ypma (1995). <cite>Newton</cite>. SIAM Review, 37(4), 531\u2013551.</li>" in listed
+    assert "V. (2000). <cite>Only a volume</cite>. J, 2.</li>" in listed
+    assert "<cite>Literate programming</cite>. The Computer Journal.</li>" in listed  # none given, none shown

@@ -285,3 +285,19 @@ def test_includes_that_double_at_every_level_stop_at_the_size_limit(mini_course)
 def test_a_directive_fence_with_a_space_before_its_name_is_still_warned(mini_course):
     put(mini_course, "``` {dropdown}\nx\n```")
     assert any("unknown directive '{dropdown}'" in p for p in warnings(mini_course))
+
+
+# ---- a Jupyter Book page's `# Title` -------------------------------------------------------
+
+
+def test_a_leading_h1_that_repeats_the_front_matter_title_is_not_shown_twice(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("---\n\n## Details", "---\n\n# Second  lesson\n\n## Details"))
+    html = page(mini_course)
+    assert html.count("<h1") == 1 and "<h1" not in body(html)
+
+
+def test_a_leading_h1_of_other_words_stays(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().replace("---\n\n## Details", "---\n\n# Another title\n\n## Details"))
+    assert re.search(r"<h1[^>]*>Another title</h1>", body(page(mini_course)))
