@@ -59,7 +59,7 @@ def put(course, code: str) -> None:
 
 
 def build(capsys, course) -> str:
-    status, out, err = run_cli(capsys, "--root", course, "build")
+    status, _, err = run_cli(capsys, "--root", course, "build")
     assert status == 0 and "Traceback" not in err, err
     return (course / "site" / "second.html").read_text()
 
@@ -86,12 +86,15 @@ def test_a_rebuild_s_worker_imports_the_last_build_s_modules_first_and_runs_the_
     assert html == cold(capsys, mini_course, tmp_path)
 
 
-def test_a_build_of_pages_whose_cells_import_nothing_warms_nothing_up(mini_course, warm_ups, capsys):
-    put(mini_course, "6 * 7")
+def test_the_next_warm_up_names_what_the_cells_import_now(mini_course, installed, warm_ups, capsys):
+    (installed / "dropped_module.py").write_text("VALUE = 1\n")
+    put(mini_course, "import dropped_module\ndropped_module.VALUE")
     build(capsys, mini_course)
+    put(mini_course, "6 * 7")
+    build(capsys, mini_course)  # warmed up with dropped_module, which no cell imports any more
     put(mini_course, "6 * 8")
     build(capsys, mini_course)
-    assert warm_ups == []
+    assert [names for names, _ in warm_ups] == [("dropped_module",)]
 
 
 def test_a_warm_up_naming_a_module_that_is_gone_changes_nothing(mini_course, installed, warm_ups, capsys, tmp_path):
@@ -124,11 +127,14 @@ def test_a_warm_up_file_not_signed_by_this_user_is_never_used(mini_course, insta
     (installed / "planted_module.py").write_text("VALUE = 1\n")
     put(mini_course, "import planted_module\nplanted_module.VALUE")
     build(capsys, mini_course)
+    put(mini_course, "import planted_module\nplanted_module.VALUE + 1")
+    build(capsys, mini_course)
+    assert [names for names, _ in warm_ups] == [("planted_module",)]  # signed by this user: used
     file = mini_course / CACHE_FOLDER / disk_cache.WARM_UP_FILE
     file.write_bytes(file.read_bytes().replace(b"planted_module", b"antigravity\0\0\0"))
     put(mini_course, "6 * 7")
     build(capsys, mini_course)
-    assert warm_ups == []
+    assert [names for names, _ in warm_ups] == [("planted_module",)]
 
 
 def test_a_pre_import_that_takes_longer_than_a_call_may_is_waited_for_under_the_import_limit(tmp_path):
@@ -147,3 +153,25 @@ def test_a_pre_import_that_ends_the_worker_is_forgotten_with_it(tmp_path):
         assert runtime.call(ROOMY, tmp_path, builtins.eval, "6 * 7") == 42
     finally:
         runtime.close()
+
+
+def test_a_command_warms_up_the_modules_of_the_pages_changed_since_and_all_after_course_yaml_changed(
+    mini_course, installed, warm_ups, capsys
+):
+    for name in ("first_module", "second_module"):
+        (installed / f"{name}.py").write_text("VALUE = 1\n")
+    put(mini_course, "import second_module\nsecond_module.VALUE")
+    build(capsys, mini_course)
+    first = mini_course / "lessons" / "01-first.md"
+    first.write_text(first.read_text() + "\nMore prose.\n")
+    build(capsys, mini_course)
+    assert warm_ups == []  # a page without cells changed: no worker started for it
+    first.write_text(first.read_text() + "\n```{code-cell} python\nimport first_module\nfirst_module.VALUE\n```\n")
+    build(capsys, mini_course)
+    first.write_text(first.read_text() + "\nEven more prose.\n")
+    build(capsys, mini_course)
+    assert [names for names, _ in warm_ups] == [("first_module",)]  # its cells run again: lesson 2's do not
+    yaml = mini_course / "course.yaml"
+    yaml.write_text(yaml.read_text().replace("title: Mini course", "title: Mini course, again"))
+    build(capsys, mini_course)
+    assert [names for names, _ in warm_ups][1:] == [("first_module", "second_module")]
