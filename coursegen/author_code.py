@@ -136,14 +136,16 @@ class AuthorCode:
         failed = self.memo.peek("setup failure", setup) if setup is not None else None
         if failed is not None:
             raise SetupFailed(failed)
-        worker = self._worker(limits)
+        worker = self._warmed_worker(limits, root)
         try:
             if setup is not None and setup not in worker.done:
+                serial = worker.pending_serial  # the setup warm_up sent (answers before any later request's)
                 if worker.pending != setup:
                     worker.send(limits.import_seconds, root, setup[0], [setup[1]])
-                worker.pending = None
+                    serial = None  # this request's
+                worker.pending, worker.pending_serial = None, None
                 try:
-                    next(worker.answers(limits.import_seconds, root, 1))
+                    next(worker.answers(limits.import_seconds, root, 1, serial))
                 except Exception as err:
                     self.memo.put("setup failure", setup, err)  # its arguments change when its inputs do
                     raise SetupFailed(err) from err
@@ -162,7 +164,33 @@ class AuthorCode:
         worker = self._worker(limits)
         if setup not in worker.done and worker.pending is None:
             worker.send(limits.import_seconds, root, setup[0], [setup[1]])
-            worker.pending = setup
+            worker.pending, worker.pending_serial = setup, worker.serial
+
+    def pre_import(self, limits: Limits, root: Path, function, args: tuple) -> None:
+        """Start this process's worker and `function(*args)` in it now, without waiting, and never report its
+        outcome: a hint of what the build's calls will import (see disk_cache.start_warm_up). The next call
+        first waits for it under `limits.import_seconds`; when it failed, ran out of time or ended the worker,
+        that call gets a fresh worker, as if there had been no warm-up."""
+        worker = self._worker(limits)
+        if worker.warming is None and worker.pending is None:
+            worker.send(limits.import_seconds, root, function, [args])
+            worker.warming = (worker.serial, limits.import_seconds)
+
+    def _warmed_worker(self, limits: Limits, root: Path) -> Worker:
+        """Return this process's worker (see _worker) once its pre_import, if any, has ended: a warm-up
+        that failed in any way is forgotten with its worker."""
+        worker = self._worker(limits)
+        if worker.warming is None:
+            return worker
+        (serial, seconds), worker.warming = worker.warming, None
+        try:
+            for _ in worker.answers(seconds, root, 1, serial):
+                pass
+        except Exception:  # noqa: BLE001 - only a hint: what it failed at, the build's own calls report
+            worker.stop()
+            self.workers.pop(os.getpid(), None)
+            worker = self._worker(limits)
+        return worker
 
     def worker_pid(self) -> int | None:
         """Return the process id of this process's worker, or None when it has none."""
@@ -239,6 +267,8 @@ class Worker:
         self.memory_mb = memory_mb
         self.done: set = set()  # the setups this worker has run
         self.pending: tuple | None = None  # a setup sent by warm_up whose answer nobody has read yet
+        self.pending_serial: int | None = None  # its request's serial
+        self.warming: tuple[int, float] | None = None  # (serial, seconds) of a pre_import nobody has waited for
         self.abandoned = False  # True when a request's answers were left unread: the worker is replaced
         self.serial = 0  # of the last request: answers to an earlier one (abandoned midway) are skipped
         ours, theirs = socket.socketpair()
@@ -273,11 +303,12 @@ class Worker:
         except OSError:  # the worker died before the call
             raise self._stopped(seconds, root) from None
 
-    def answers(self, seconds: float, root: Path, count: int):
-        """Yield the results of the last request, `count` of them, raising at the first that failed."""
+    def answers(self, seconds: float, root: Path, count: int, serial: int | None = None):
+        """Yield the results of the last request (or of request `serial`, sent before it and not yet
+        answered), `count` of them, raising at the first that failed."""
         self.abandoned = True  # until every answer is read: a worker still sending could block the next request
         while count > 0:
-            outcomes = self._answer(seconds)
+            outcomes = self._answer(seconds, self.serial if serial is None else serial)
             if not isinstance(outcomes, list):
                 raise self._stopped(seconds, root, late=outcomes == "late")
             for outcome, value in outcomes:
@@ -293,13 +324,13 @@ class Worker:
                     self.abandoned = False
                 yield value
 
-    def _answer(self, seconds: float) -> list | str:
-        """Return the next few (outcome, value) pairs of the current request; "late" when none came in time,
+    def _answer(self, seconds: float, wanted: int) -> list | str:
+        """Return the next few (outcome, value) pairs of request `wanted`; "late" when none came in time,
         "ended" when the worker ended."""
         try:
             while self.connection.poll(seconds + GRACE):
                 serial, outcomes = self.connection.recv()
-                if serial == self.serial:
+                if serial == wanted:
                     return outcomes
         except (EOFError, OSError):  # the worker died during the call
             return "ended"

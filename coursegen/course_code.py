@@ -28,6 +28,7 @@ from coursegen.extras import missing_module_hint
 
 LIMIT_HINT = "each call of the course's Python may run for `limits: {seconds: …}` of course.yaml (default 10)"
 IMPORT_HINT = "importing the course's package may take `limits: {import_seconds: …}` of course.yaml (default 120)"
+IMPORTS = "author imports"  # page.derived: the modules a page's code cells import, for the next build's warm-up
 
 
 class CalcError(ValueError):

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from coursegen.author_code import AuthorCodeStopped
-from coursegen.course_code import IMPORT_HINT, LIMIT_HINT, CalcError, imported_names
+from coursegen.course_code import IMPORT_HINT, IMPORTS, LIMIT_HINT, CalcError, imported_names
 from coursegen.features.cells.execute import CellError, run_cell
 from coursegen.features.cells.output import render_cell
 from coursegen.features.cells.page import runtime_json
@@ -78,15 +78,19 @@ def run_code_cells(state) -> None:
         return  # reported; the page's cells depend on each other, so none runs
     ready: list[CodeCell] = [cell for cell in cells if cell is not None]
     tokens[0].meta["cell"]["runtime"] = runtime_json(ready, env)
-    outputs = page_outputs(ready, env)
+    running = [cell for cell in ready if not cell.tagged("skip-execution")]
+    names = tuple(dict.fromkeys(name for cell in running for name in imported_names(cell.run)))
+    if names:  # what the next command's worker may import before this page is parsed (disk_cache.start_warm_up)
+        env["derived"][IMPORTS] = (*env["derived"].get(IMPORTS, ()), *names)
+    outputs = page_outputs(ready, env, names)
     if outputs is not None:
         for token, shown in zip(tokens, outputs):
             token.meta["cell"]["outputs"] = shown
 
 
-def page_outputs(cells: list[CodeCell], env: dict) -> list[tuple] | None:
+def page_outputs(cells: list[CodeCell], env: dict, names: tuple[str, ...]) -> list[tuple] | None:
     """Return each cell's outputs (empty for a skipped cell), kept in the memo by what they depend on, or None
-    after reporting the cell that failed."""
+    after reporting the cell that failed. `names`: the modules the cells that run import."""
     python = env["ctx"].python
     # Lines matter only to a traceback shown as output: without one, prose added above the cells runs none again.
     lines = any(cell.tagged("raises-exception") for cell in cells)
@@ -96,20 +100,20 @@ def page_outputs(cells: list[CodeCell], env: dict) -> list[tuple] | None:
     kept = memo.peek("code cells", key) if memo is not None else None
     if kept is not None:
         return kept
-    outputs = _run(cells, env)
+    outputs = _run(cells, env, names)
     if outputs is not None and memo is not None:
         memo.put("code cells", key, outputs)
     return outputs
 
 
-def _run(cells: list[CodeCell], env: dict) -> list[tuple] | None:
+def _run(cells: list[CodeCell], env: dict, names: tuple[str, ...]) -> list[tuple] | None:
     """Run the page's cells in the worker, one call each; return their outputs or None after reporting."""
     python, path, problems = env["ctx"].python, env["path"], env["problems"]
     running = [cell for cell in cells if not cell.tagged("skip-execution")]
     calls = [(path, index, cell.run, cell.line, cell.tags) for index, cell in enumerate(running)]
     results: list[tuple] = []
     try:  # what the cells import from outside the course, under the import limit: not their calls' time
-        python.import_installed([name for cell in running for name in imported_names(cell.run)])
+        python.import_installed(list(names))
     except AuthorCodeStopped as stopped:
         problems.error(path, running[0].line, f"importing what the code cells import {stopped.located()}", IMPORT_HINT)
         return None
