@@ -125,7 +125,7 @@ def test_the_installed_wheel_typesets_math_with_its_own_temml(coursegen):
     )
     coursegen("build", "--strict")
     page = (coursegen.folder / "site" / "welcome.html").read_text()
-    assert "<msup><mi>f</mi><mo" in page and '<a class="eqref" href="#eq-slope">(1.1)</a>' in page
+    assert "<mrow><mi>f</mi><mo" in page and '<a class="eqref" href="#eq-slope">(1.1)</a>' in page
 
 
 def test_one_partial_and_one_asset_of_the_course_override_the_installed_theme(coursegen):
