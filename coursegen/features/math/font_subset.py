@@ -92,7 +92,8 @@ def subset(font: bytes, text: str, memo: Memo | None = None) -> bytes:
 
 
 def _decoded(font: bytes, digest: str, memo: Memo | None) -> bytes:
-    """Return the font as plain OpenType (decoding WOFF2 is most of a subset's time: kept for serve)."""
+    """Return the font as plain OpenType (kept for serve: for a course's own transformed WOFF2, decoding
+    is most of a subset's time; the theme's font is vendored untransformed, see scripts/vendor_math_font.py)."""
     from fontTools.ttLib import TTFont
 
     def decode() -> bytes:
