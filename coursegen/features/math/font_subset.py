@@ -86,15 +86,23 @@ def subset(font: bytes, text: str, memo: Memo | None = None) -> bytes:
 
     digest = hashlib.sha256(font).hexdigest()
     try:
-        return remembered(memo, "math font subset", (digest, text), lambda: _subset(_decoded(font, digest, memo), text))
+        return remembered(
+            memo, "math font subset", (digest, text), lambda: _subset(_readable(font, digest, memo), text)
+        )
     except (TTLibError, struct.error, LookupError, AssertionError, ValueError, EOFError) as error:
         raise NotAFont(str(error) or type(error).__name__) from error
 
 
-def _decoded(font: bytes, digest: str, memo: Memo | None) -> bytes:
-    """Return the font as plain OpenType (kept for serve: for a course's own transformed WOFF2, decoding
-    is most of a subset's time; the theme's font is vendored untransformed, see scripts/vendor_math_font.py)."""
+def _readable(font: bytes, digest: str, memo: Memo | None) -> bytes:
+    """Return the font as the subsetter reads it fastest: a WOFF2 whose glyphs were transformed (a
+    course's own font) as plain OpenType, kept in `memo` for serve, since undoing the transform
+    rebuilds every glyph (a second); any other font as it is, read lazily. The theme's font is vendored
+    untransformed (scripts/vendor_math_font.py)."""
     from fontTools.ttLib import TTFont
+    from fontTools.ttLib.woff2 import WOFF2Reader
+
+    if font[:4] != b"wOF2" or not any(entry.transformed for entry in WOFF2Reader(io.BytesIO(font)).tables.values()):
+        return font
 
     def decode() -> bytes:
         loaded = TTFont(io.BytesIO(font), recalcTimestamp=False)
@@ -115,7 +123,9 @@ def _subset(font: bytes, text: str) -> bytes:
     options.name_IDs = ["*"]  # the licence and the names stay
     options.notdef_outline = True
     options.flavor = "woff2"
-    loaded = TTFont(io.BytesIO(font), recalcTimestamp=False)  # no modification date: the same bytes every run
+    # No modification date: the same bytes every run. Lazy: only the layout subtables the cut needs are read.
+    loaded = TTFont(io.BytesIO(font), recalcTimestamp=False, lazy=True)
+    loaded.flavorData = None  # the output's own WOFF2 settings (glyf transformed), not the input's
     cutter = subsetter.Subsetter(options)
     cutter.populate(text=text)
     cutter.subset(loaded)

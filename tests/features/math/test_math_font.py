@@ -127,3 +127,17 @@ def test_the_vendored_font_is_the_npm_packages_untransformed():
         assert original["glyf"][name].getCoordinates(original["glyf"]) == vendored["glyf"][name].getCoordinates(
             vendored["glyf"]
         )
+
+
+def test_a_transformed_woff2_is_cut_to_the_same_font_as_the_untransformed_one():
+    """A course's own font may be a WOFF2 with its glyphs transformed (as font tools usually write
+    them): it is decoded first (kept in the memo for serve) and cut to the same bytes."""
+    from coursegen.memo import Memo
+
+    package = (
+        REPO / "node_modules" / "@fontsource" / "noto-sans-math" / "files" / "noto-sans-math-latin-400-normal.woff2"
+    )
+    text = font_subset.needed("f′(x)=∑αβ")
+    memo = Memo()
+    assert font_subset.subset(package.read_bytes(), text, memo) == font_subset.subset(WHOLE, text)
+    assert memo.tables.get("math font")  # the decoded font is kept for the next cut
