@@ -231,7 +231,7 @@ def parse_source(md: CourseParser, source: Source, ctx: ParseContext, problems: 
         "derived": {},  # what rules found for later stages (e.g. "targets": stages/references.py)
     }
     tokens = md.parse(source.text, env)
-    meta = _front_matter(tokens, source.path, problems, ctx.root)
+    meta = _front_matter(tokens, source.path, problems, env.get("heading_title"))
     html = md.renderer.render(tokens, md.options, env)
     if not html.strip() or not any(t.type not in ("front_matter",) for t in tokens):
         problems.error(
@@ -277,14 +277,19 @@ def element_ids(html: str, _source=None) -> frozenset[str]:
     return frozenset(ID_ATTR.findall(html))
 
 
-def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
-    """Return validated front matter from the first token (defaults where unusable), recording problems."""
+def _front_matter(tokens, path: str, problems: Problems, heading_title: str | None = None) -> dict:
+    """Return validated front matter from the first token (defaults where unusable), recording problems.
+    `heading_title`: the page's leading `# Heading`, its title where the front matter gives none (MyST's
+    habit: features/myst/title.py)."""
     meta = dict(FRONT_MATTER_DEFAULTS)
     if not tokens or tokens[0].type != "front_matter":
-        hint = "start the file with '---', a 'title:' line and '---'"
+        if heading_title is not None:
+            meta["title"] = heading_title
+            return meta
+        hint = "start the file with '---', a 'title:' line and '---', or with a '# Title' heading"
         if path.endswith(".ipynb"):
-            hint = "make cell 1 a raw cell of '---', a 'title:' line and '---', or give the notebook metadata a "
-            hint += "'coursegen' mapping with a title"
+            hint = "start cell 1 with a '# Title' heading, make it a raw cell of '---', a 'title:' line and '---',"
+            hint += " or give the notebook metadata a 'coursegen' mapping with a title"
         problems.error(path, 1, "no YAML front matter", hint)
         return meta
     try:
@@ -292,6 +297,10 @@ def _front_matter(tokens, path: str, problems: Problems, root: Path) -> dict:
     except YamlError as err:
         problems.error(path, err.line, err.message, err.hint)
         return meta
+    if heading_title is not None and isinstance(data, dict) and "title" not in data:
+        data = {"title": heading_title, **data}
+    elif heading_title is not None and data is None:
+        data = {"title": heading_title}
     meta.update(check(data, FRONT_MATTER, path, problems, line=2))
     return meta
 

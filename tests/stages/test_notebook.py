@@ -173,7 +173,7 @@ def test_a_notebook_without_front_matter_is_told_where_to_put_it(mini_course, ca
     as_notebook(mini_course, [new_markdown_cell("Body.")])
     status, _out, err = run_cli(capsys, "--root", mini_course, "build")
     assert status == 1 and f"{SHOWN}: cell 1, line 1: no YAML front matter" in err, err
-    assert "make cell 1 a raw cell of '---'" in err
+    assert "start cell 1 with a '# Title' heading, make it a raw cell of '---'" in err
 
 
 def test_a_raw_cell_fails_a_strict_build(mini_course, capsys):

@@ -301,3 +301,50 @@ def test_a_leading_h1_of_other_words_stays(mini_course):
     lesson = mini_course / "lessons" / "02-second.md"
     lesson.write_text(lesson.read_text().replace("---\n\n## Details", "---\n\n# Another title\n\n## Details"))
     assert re.search(r"<h1[^>]*>Another title</h1>", body(page(mini_course)))
+
+
+def test_a_page_without_front_matter_takes_its_title_from_its_leading_h1(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(
+        lesson.read_text().split("---\n", 2)[2].replace("\n## Details", "# The *secant* `method`\n\n## Details", 1)
+    )
+    html = page(mini_course)
+    assert re.search(r"<h1[^>]*>The secant method</h1>", html)
+    assert "<title>The secant method" in html and "<h1" not in body(html)
+
+
+def test_front_matter_without_a_title_takes_the_leading_h1_and_keeps_its_other_keys(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(
+        lesson.read_text()
+        .replace("title: Second lesson\n", "")
+        .replace("---\n\n## Details", "---\n\n# Root finding\n\n## Details")
+    )
+    html = page(mini_course)
+    assert re.search(r"<h1[^>]*>Root finding</h1>", html) and "Links back and forth." in html
+    assert "<h1" not in body(html)
+
+
+def test_a_page_with_neither_front_matter_nor_a_leading_h1_is_still_an_error(mini_course):
+    lesson = mini_course / "lessons" / "02-second.md"
+    lesson.write_text(lesson.read_text().split("---\n", 2)[2])
+    found = problems(mini_course)
+    assert any(p.startswith("lessons/02-second.md:1: no YAML front matter") and "'# Title' heading" in p for p in found)
+
+
+def test_a_notebook_straight_from_jupyter_takes_its_title_from_its_first_heading(mini_course):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    (mini_course / "lessons" / "02-second.md").unlink()
+    first = mini_course / "lessons" / "01-first.md"
+    first.write_text(first.read_text().replace("02-second.md", "02-second.ipynb"))
+    notebook = new_notebook(
+        cells=[
+            new_markdown_cell("# Newton's method\n\n## Details\n\nBack to [the table](01-first.md)."),
+            new_code_cell("1 + 1"),
+        ]
+    )
+    nbformat.write(notebook, mini_course / "lessons" / "02-second.ipynb")
+    html = page(mini_course)
+    assert re.search(r"<h1[^>]*>Newton(&#39;|')s method</h1>", html) and "<h1" not in body(html)
