@@ -136,6 +136,7 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str,
     session = command_session(root, write=command != "check")
     disk_cache.start_warm_up(root, session, inputs)  # first: the worker imports while this process goes on
     disk_cache.load_pages(root, session, inputs)
+    disk_cache.load_notebooks(root, session, inputs)
     if command == "build":  # read back from the output folder that `check` does not write
         disk_cache.load_rendered(root, session, inputs)
     with collector_paused():
@@ -174,6 +175,7 @@ def _write(
         written = disk_cache.written_stamps(inputs)  # one listing of the new site, for both records
         disk_cache.save_rendered(root, session, inputs, written)
         disk_cache.save_warm_up(root, session, inputs)
+        disk_cache.save_notebooks(root, session, inputs)
         disk_cache.remember_site(root, inputs, warnings, summary, session, written)
     finally:
         pages_saved()

@@ -17,6 +17,10 @@ Two things, each in a file of its own, each used only when its header names this
   and parses (`start_warm_up`). Only a hint: the worker imports nothing of the course from it, a
   module that is gone or fails is skipped (the cell that imports it reports it), and a warm-up that
   fails in any way leaves the build a fresh worker (author_code.AuthorCode.pre_import).
+- `notebooks.pickle`, each notebook's lesson text (what `stages/notebook.py` makes of it, with its
+  CellLines) by the SHA-256 of the notebook's text: the next command converts and validates again only
+  the notebooks whose text changed (nbformat's import and validation of fifty unchanged notebooks
+  were a third of a one-cell rebuild's work in this process). A notebook with any problem is not kept.
 - `rendered.pickle`, each unit page's render key and where its bytes lie in the output folder
   (`incremental.WrittenPage`), while that file's stamp is the one it had when the build wrote it.
   The next build renders again only the pages whose render key changed, as `serve` does, and
@@ -56,11 +60,13 @@ from coursegen.pipeline import collector_paused
 from coursegen.serve.reload import TRACKED
 from coursegen.session import Session
 from coursegen.stages.config import CONFIG_NAME
+from coursegen.stages.notebook import CellLines
 from coursegen.stages.write import MARKER
 from coursegen.theme import files as theme
 
 FORMAT = 2  # raised whenever what the files hold changes shape
 SITE_FILE, PAGES_FOLDER, RENDERED_FILE, WARM_UP_FILE = "site.pickle", "pages", "rendered.pickle", "warm-up.pickle"
+NOTEBOOKS_FILE = "notebooks.pickle"
 COURSE_PAGES = ("index.html", "404.html")  # the rendered pages that are not a unit's (render._course_page)
 SHARDS = 32  # files the parsed pages are spread over: an edit rewrites one of them, not all (65 MB at 2,000 lessons)
 # Libraries whose version can change a page's bytes.
@@ -445,6 +451,39 @@ def save_warm_up(root: Path, session: Session, now: Inputs) -> None:
     table = session.memo.table("page")
     pages = {path: table[path].page.derived[IMPORTS] for path in sorted(table) if IMPORTS in table[path].page.derived}
     _save(root / CACHE_FOLDER / WARM_UP_FILE, now.identity, WarmUp(config.limits, now.stamps, pages))
+
+
+def load_notebooks(root: Path, session: Session, now: Inputs) -> None:
+    """Put the notebooks' lesson texts the last command kept into the session memo's "notebook" table (each
+    used only while the notebook's text has the SHA-256 it was kept under: incremental.kept_notebooks)."""
+    kept = _load(root / CACHE_FOLDER / NOTEBOOKS_FILE, now.identity)
+    if not isinstance(kept, dict):
+        return
+    for path, entry in kept.items():
+        if not (
+            isinstance(path, str)
+            and isinstance(entry, tuple)
+            and len(entry) == 3
+            and isinstance(entry[0], bytes)
+            and isinstance(entry[1], str)
+            and isinstance(entry[2], CellLines)
+        ):
+            return
+    for path, entry in kept.items():
+        session.memo.put("notebook", path, entry)
+    session.notebooks_on_disk = dict(kept)
+
+
+def save_notebooks(root: Path, session: Session, now: Inputs) -> None:
+    """Keep the lesson texts of this build's notebooks for the next command (rewritten only when one changed)."""
+    sources = session.records.sources
+    if sources is None:
+        return
+    table = session.memo.table("notebook")
+    kept = {path: table[path] for path in sorted(sources.sources) if path in table}
+    if kept != session.notebooks_on_disk:
+        _save(root / CACHE_FOLDER / NOTEBOOKS_FILE, now.identity, kept)
+        session.notebooks_on_disk = kept
 
 
 def _load(file: Path, identity: str):

@@ -49,6 +49,7 @@ class Session:
         self.background = None  # serve's search index, made beside the rebuilds (search.index_beside_rebuilds)
         self.pages_restored = False  # the memo's pages come from .coursegen-cache/ (disk_cache.load_pages)
         self.pages_on_disk: frozenset[str] = frozenset()  # the paths whose pages .coursegen-cache/ holds
+        self.notebooks_on_disk: dict = {}  # what .coursegen-cache/ holds of the notebooks (disk_cache.load_notebooks)
 
     def close(self) -> None:
         """End the session's worker processes (dropping the session does so too)."""
