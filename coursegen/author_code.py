@@ -168,7 +168,7 @@ class AuthorCode:
 
     def pre_import(self, limits: Limits, root: Path, function, args: tuple) -> None:
         """Start this process's worker and `function(*args)` in it now, without waiting, and never report its
-        outcome: a hint of what the build's calls will import (see disk_cache.start_warm_up). The next call
+        outcome: a hint of what the build's calls will import (see warm_up.start). The next call
         first waits for it under `limits.import_seconds`; when it failed, ran out of time or ended the worker,
         that call gets a fresh worker, as if there had been no warm-up."""
         worker = self._worker(limits)

@@ -7,13 +7,17 @@ import gc
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from coursegen import __version__, disk_cache
+from coursegen import __version__
 from coursegen.errors import ContentError
 from coursegen.parallel import default_jobs
-from coursegen.pipeline import BuildOptions, BuildResult, build_site, collector_paused
-from coursegen.session import Session, command_session
-from coursegen.stages.write import check_output_folder, unchanged_files, write_site
+
+if TYPE_CHECKING:  # imported by the commands that build, once their worker has started (see main)
+    from coursegen import disk_cache
+    from coursegen.author_code import AuthorCode
+    from coursegen.pipeline import BuildOptions, BuildResult
+    from coursegen.session import Session
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -101,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     command = args.command or "build"
     if command in ("init", "new") and (given := [name for name in BUILD_OPTIONS if getattr(args, name)]):
         parser.error(f"--{given[0]} applies to build, check and serve, not to {command}")
+    runtime = _warm_up(root) if command in ("build", "check") else None
+    from coursegen.pipeline import BuildOptions
+
     options = BuildOptions(drafts=args.drafts, strict=args.strict, offline=args.offline, jobs=args.jobs)
     if command == "serve":
         from coursegen.serve.server import serve
@@ -110,11 +117,13 @@ def main(argv: list[str] | None = None) -> int:
         return _new(root, args)
     if command == "init":
         return _init(args.dir if args.dir is not None else root, args.title)
+    from coursegen.stages.write import check_output_folder
+
     out = getattr(args, "out", None) or root / "site"
     try:
         if command != "check" and (refused := check_output_folder(out, root)):
             raise ContentError(refused)  # before building: the answer would be the same after
-        summary = _build_and_write(root, out, options, command, getattr(args, "expected", False))
+        summary = _build_and_write(root, out, options, command, getattr(args, "expected", False), runtime)
     except ContentError as err:
         print(err, file=sys.stderr)
         print(f"{len(err.problems)} problem(s); nothing was written", file=sys.stderr)
@@ -123,9 +132,29 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str, expected: bool = False) -> str:
+def _warm_up(root: Path) -> AuthorCode:
+    """Return the author-code workers of this command's build, one already importing what the last build's
+    changed cells imported (coursegen/warm_up.py): started before the rest of coursegen is imported, the
+    worker's imports run beside this process's."""
+    from coursegen import warm_up
+    from coursegen.author_code import AuthorCode
+
+    runtime = AuthorCode()
+    warm_up.start(root, runtime)
+    return runtime
+
+
+def _build_and_write(
+    root: Path, out: Path, options: BuildOptions, command: str, expected: bool = False, runtime=None
+) -> str:
     """Build the site (or only check it) and write it, reusing what .coursegen-cache/ kept; print the
-    warnings (and with `expected`, the exercises' baked answers) and return the line to print. Raises ContentError."""
+    warnings (and with `expected`, the exercises' baked answers) and return the line to print; `runtime`,
+    the workers _warm_up started. Raises ContentError."""
+    from coursegen import disk_cache
+    from coursegen.pipeline import build_site, collector_paused
+    from coursegen.session import command_session
+    from coursegen.stages.write import write_site
+
     inputs = disk_cache.inputs(root, out, _cache_options(options))  # before anything is read
     kept = disk_cache.unchanged_site(root, inputs) if command == "build" else None
     if kept:  # nothing changed: the same files, swapped in anew
@@ -133,9 +162,9 @@ def _build_and_write(root: Path, out: Path, options: BuildOptions, command: str,
         write_site({}, out, root, keep=disk_cache.previous_site(kept))
         disk_cache.remember_site(root, inputs, list(kept.warnings), kept.summary)
         return kept.summary
-    session = command_session(root, write=command != "check")
-    disk_cache.start_warm_up(root, session, inputs)  # first: the worker imports while this process goes on
+    session = command_session(root, write=command != "check", author_code=runtime)
     disk_cache.load_pages(root, session, inputs)
+    disk_cache.load_notebooks(root, session, inputs)
     if command == "build":  # read back from the output folder that `check` does not write
         disk_cache.load_rendered(root, session, inputs)
     with collector_paused():
@@ -157,6 +186,9 @@ def _write(
     root: Path, out: Path, command: str, session: Session, inputs: disk_cache.Inputs, result: BuildResult
 ) -> str:
     """Print the build's warnings and write its site (`check`: nothing) and records; return the line to print."""
+    from coursegen import disk_cache
+    from coursegen.stages.write import unchanged_files, write_site
+
     warnings = [warning.format() for warning in result.warnings]
     _print_warnings(warnings)
     if command == "check":
@@ -174,6 +206,7 @@ def _write(
         written = disk_cache.written_stamps(inputs)  # one listing of the new site, for both records
         disk_cache.save_rendered(root, session, inputs, written)
         disk_cache.save_warm_up(root, session, inputs)
+        disk_cache.save_notebooks(root, session, inputs)
         disk_cache.remember_site(root, inputs, warnings, summary, session, written)
     finally:
         pages_saved()

@@ -18,6 +18,7 @@ import importlib.util
 import math
 import os
 import pkgutil
+import re
 import sys
 import types
 from pathlib import Path
@@ -112,6 +113,11 @@ class CourseCode:
             elif not isinstance(err, CalcError):
                 raise err from failed  # a bug: keep its traceback (and the worker's, its cause)
             raise err from None
+
+
+# `<Thing object at 0x7f…>`: a different text on every run, refused in an exercise's answers and a cell's outputs.
+# Here, not in the exercises' module: the worker that runs cells imports this one anyway, and that one loads the parser.
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,}>")
 
 
 def imported_names(code: str) -> list[str]:

@@ -13,10 +13,12 @@ Two things, each in a file of its own, each used only when its header names this
   and what they import) holds the same bytes: that code can change how any page parses.
 - `warm-up.pickle`, the modules installed outside the course (numpy, matplotlib.pyplot) that each
   page's code cells import, the limits and the input stamps: the next command starts the author-code
-  worker and has it import those of the pages changed since, first thing, while this process loads
-  and parses (`start_warm_up`). Only a hint: the worker imports nothing of the course from it, a
-  module that is gone or fails is skipped (the cell that imports it reports it), and a warm-up that
-  fails in any way leaves the build a fresh worker (author_code.AuthorCode.pre_import).
+  worker and has it import those of the pages changed since, first thing (coursegen/warm_up.py, which
+  reads it before the build is even imported). Only a hint, signed as the others are.
+- `notebooks.pickle`, each notebook's lesson text (what `stages/notebook.py` makes of it, with its
+  CellLines) by the SHA-256 of the notebook's text: the next command converts and validates again only
+  the notebooks whose text changed (nbformat's import and validation of fifty unchanged notebooks
+  were a third of a one-cell rebuild's work in this process). A notebook with any problem is not kept.
 - `rendered.pickle`, each unit page's render key and where its bytes lie in the output folder
   (`incremental.WrittenPage`), while that file's stamp is the one it had when the build wrote it.
   The next build renders again only the pages whose render key changed, as `serve` does, and
@@ -45,22 +47,23 @@ from pathlib import Path
 from stat import S_ISDIR
 
 import coursegen
-from coursegen import __version__
-from coursegen.author_code import Limits
+from coursegen import __version__, warm_up
 from coursegen.cache import CACHE_FOLDER, cache_key, refused_cache_folder, signature, verified
-from coursegen.course_code import IMPORTS, import_installed
+from coursegen.course_code import IMPORTS
 from coursegen.errors import ContentError
 from coursegen.incremental import ParsedPage, WrittenPage
 from coursegen.parallel import can_fork
 from coursegen.pipeline import collector_paused
 from coursegen.serve.reload import TRACKED
 from coursegen.session import Session
-from coursegen.stages.config import CONFIG_NAME
+from coursegen.stages.notebook import CellLines
 from coursegen.stages.write import MARKER
 from coursegen.theme import files as theme
+from coursegen.warm_up import WARM_UP_FILE
 
 FORMAT = 2  # raised whenever what the files hold changes shape
-SITE_FILE, PAGES_FOLDER, RENDERED_FILE, WARM_UP_FILE = "site.pickle", "pages", "rendered.pickle", "warm-up.pickle"
+SITE_FILE, PAGES_FOLDER, RENDERED_FILE = "site.pickle", "pages", "rendered.pickle"
+NOTEBOOKS_FILE = "notebooks.pickle"
 COURSE_PAGES = ("index.html", "404.html")  # the rendered pages that are not a unit's (render._course_page)
 SHARDS = 32  # files the parsed pages are spread over: an edit rewrites one of them, not all (65 MB at 2,000 lessons)
 # Libraries whose version can change a page's bytes.
@@ -399,52 +402,47 @@ def load_rendered(root: Path, session: Session, now: Inputs) -> None:
             session.memo.put("written", slug, entry)
 
 
-@dataclasses.dataclass(frozen=True)
-class WarmUp:
-    """What the next command's author-code worker may import before any call: see start_warm_up."""
-
-    limits: Limits  # the course's, so that the warmed worker is the one the build uses
-    stamps: dict  # the input stamps of the build that kept this (Inputs.stamps): what changed since
-    pages: dict  # source path → the modules its code cells import, in their order
-
-
-def start_warm_up(root: Path, session: Session, now: Inputs) -> None:
-    """Start the session's author-code worker and have it import what the cells about to run again imported
-    from outside the course in the last build (a second core does that while this process loads and parses:
-    0.5 s of CPU for matplotlib.pyplot), without waiting. The build's first call waits for it; see
-    AuthorCode.pre_import. Nothing starts when no changed file has cells that import anything."""
-    kept = _load(root / CACHE_FOLDER / WARM_UP_FILE, now.identity)
-    if not (isinstance(kept, WarmUp) and isinstance(kept.limits, Limits)):
-        return
-    names = warm_up_names(root, now.stamps, kept.stamps, kept.pages)
-    if names:
-        session.author_code.pre_import(kept.limits, root, import_installed, (root, "", names, ""))
-
-
-def warm_up_names(root: Path, stamps: dict, last: dict, pages: dict) -> tuple[str, ...]:
-    """Return the modules the pages whose source changed since `last` imported, or every page's when
-    course.yaml or a Python file changed (the limits, the course's package: any page's cells may run again)."""
-    changed = {
-        path
-        for path in stamps.keys() | last.keys()
-        if stamps.get(path) != last.get(path) and "folder" not in (stamps.get(path, ())[:1] + last.get(path, ())[:1])
-    }
-    if str(root / CONFIG_NAME) in changed or any(path.endswith(".py") for path in changed):
-        paths = sorted(pages)
-    else:
-        paths = sorted(path for path in pages if str(root / path) in changed)
-    names = (name for path in paths for name in pages[path])
-    return tuple(dict.fromkeys(name for name in names if isinstance(name, str)))
-
-
 def save_warm_up(root: Path, session: Session, now: Inputs) -> None:
-    """Keep what the code cells of every page (parsed now or kept) import, for the next command."""
+    """Keep what the code cells of every page (parsed now or kept) import, for the next command's warm_up.start."""
     config = session.config
     if config is None:
         return
     table = session.memo.table("page")
     pages = {path: table[path].page.derived[IMPORTS] for path in sorted(table) if IMPORTS in table[path].page.derived}
-    _save(root / CACHE_FOLDER / WARM_UP_FILE, now.identity, WarmUp(config.limits, now.stamps, pages))
+    _save(root / CACHE_FOLDER / WARM_UP_FILE, warm_up.IDENTITY, warm_up.WarmUp(config.limits, now.stamps, pages))
+
+
+def load_notebooks(root: Path, session: Session, now: Inputs) -> None:
+    """Put the notebooks' lesson texts the last command kept into the session memo's "notebook" table (each
+    used only while the notebook's text has the SHA-256 it was kept under: incremental.kept_notebooks)."""
+    kept = _load(root / CACHE_FOLDER / NOTEBOOKS_FILE, now.identity)
+    if not isinstance(kept, dict):
+        return
+    for path, entry in kept.items():
+        if not (
+            isinstance(path, str)
+            and isinstance(entry, tuple)
+            and len(entry) == 3
+            and isinstance(entry[0], bytes)
+            and isinstance(entry[1], str)
+            and isinstance(entry[2], CellLines)
+        ):
+            return
+    for path, entry in kept.items():
+        session.memo.put("notebook", path, entry)
+    session.notebooks_on_disk = dict(kept)
+
+
+def save_notebooks(root: Path, session: Session, now: Inputs) -> None:
+    """Keep the lesson texts of this build's notebooks for the next command (rewritten only when one changed)."""
+    sources = session.records.sources
+    if sources is None:
+        return
+    table = session.memo.table("notebook")
+    kept = {path: table[path] for path in sorted(sources.sources) if path in table}
+    if kept != session.notebooks_on_disk:
+        _save(root / CACHE_FOLDER / NOTEBOOKS_FILE, now.identity, kept)
+        session.notebooks_on_disk = kept
 
 
 def _load(file: Path, identity: str):

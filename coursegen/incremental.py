@@ -36,6 +36,7 @@ from coursegen.model import Course, Page, Source
 from coursegen.stages.config import CONFIG_NAME, load_config, read_text
 from coursegen.stages.includes import covers_includes, included_texts
 from coursegen.stages.load import SOURCE_DIRS, SOURCE_SUFFIXES, author_code_uses, load_source, load_sources, source_kind
+from coursegen.stages.notebook import read_notebook
 from coursegen.theme import files as theme
 
 PATH = operator.attrgetter("path")  # map(PATH, sources): in C, for 2,000 sources a rebuild
@@ -285,6 +286,27 @@ def kept_reader(memo: Memo, changes: Changes):
     return read
 
 
+def kept_notebooks(memo: Memo):
+    """Return a `convert(shown, text, problems)` that answers like `notebook.read_notebook`, keeping each
+    notebook's lesson text in the memo ("notebook": path → (SHA-256 of its text, lesson text, CellLines)) and
+    converting again only when its text changed. A notebook with any problem, even a warning, is converted
+    (and its problems reported) on every build. The command line fills the table from .coursegen-cache
+    (disk_cache.load_notebooks): reading and validating the unchanged notebooks is most of a one-cell rebuild's load."""
+
+    def convert(shown: str, text: str, problems: Problems):
+        digest = hashlib.sha256(text.encode()).digest()
+        kept = memo.peek("notebook", shown)
+        if kept is not None and kept[0] == digest:
+            return kept[1], kept[2]
+        before = len(problems.items)
+        found = read_notebook(shown, text, problems)
+        if found is not None and len(problems.items) == before:
+            memo.put("notebook", shown, (digest, *found))
+        return found
+
+    return convert
+
+
 def load_course_config(root: Path, problems: Problems, read, last: ConfigRead | None):
     """Return `config.load_config`'s answer and the new ConfigRead, validating again only when
     course.yaml's text changed (the parse key holds that text)."""
@@ -299,7 +321,7 @@ def load_course_config(root: Path, problems: Problems, read, last: ConfigRead | 
 
 
 def load_course_sources(
-    root: Path, problems: Problems, read, last: SourcesRead | None, changes: Changes
+    root: Path, problems: Problems, read, last: SourcesRead | None, changes: Changes, convert=read_notebook
 ) -> SourcesRead:
     """Return the SourcesRead of `load.load_sources`' answer, listing and reading again only what the
     watcher named. Any problem while reading makes the next build look at everything again (and
@@ -308,14 +330,14 @@ def load_course_sources(
     old = last.sources if last is not None else {}
     unseen = changes.unseen if changes.known else None
     if unseen is None or any(path in SOURCE_DIRS for path in unseen):  # a folder itself came or went
-        listed = {s.path: s for s in load_sources(root, problems, read=read)}
+        listed = {s.path: s for s in load_sources(root, problems, read, convert)}
         unseen = None  # every source is a new object
     else:
         listed = dict(old)
         for path in sorted(p for p in unseen if source_kind(p)):
             listed.pop(path, None)
             if os.path.lexists(root / path):
-                source = load_source(root, path, problems, read)
+                source = load_source(root, path, problems, read, convert)
                 if source is not None:
                     listed[path] = source
         if listed.keys() != old.keys():

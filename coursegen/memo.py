@@ -23,6 +23,7 @@ Value = TypeVar("Value")
 PER_PAGE = 100_000
 SIZES = {
     "text": PER_PAGE,  # file → (stamp, text): incremental.kept_reader
+    "notebook": PER_PAGE,  # source path → (its text's SHA-256, lesson text, CellLines): incremental.kept_notebooks
     "page": PER_PAGE,  # source path → incremental.ParsedPage
     "rendered": PER_PAGE,  # slug or file name → incremental.RenderedPage
     "filled": PER_PAGE,  # slug → incremental.FilledPage

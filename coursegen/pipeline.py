@@ -18,6 +18,7 @@ from coursegen.errors import ContentError, Problem, Problems, placed
 from coursegen.extensions import extensions_for
 from coursegen.incremental import (
     UnchangedFile,
+    kept_notebooks,
     kept_reader,
     link_kept,
     load_course_config,
@@ -111,7 +112,7 @@ def _build(root: Path, options: BuildOptions, session: Session) -> BuildResult:
     extensions = extensions_for(root, config, problems, session)
     config = extensions.configure(config, options)
     before = len(problems.items)
-    records.sources = load_course_sources(root, problems, read, records.sources, changes)
+    records.sources = load_course_sources(root, problems, read, records.sources, changes, kept_notebooks(memo))
     if any(p.severity == "error" for p in problems.items[before:]):  # a source not read: its unit and links
         problems.raise_if_errors()  # would be reported missing, follow-ons of the one cause shown alone
     sources = list(records.sources.sources.values())

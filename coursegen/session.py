@@ -25,30 +25,32 @@ from coursegen.incremental import Changes, Records
 from coursegen.memo import Memo
 
 
-def command_session(root: Path, write: bool = True) -> Session:
-    """Return the session a command starts with: empty, but for the compiled templates kept on disk.
-    Raises ContentError when `.coursegen-cache` is a link leading out of the course."""
+def command_session(root: Path, write: bool = True, author_code: AuthorCode | None = None) -> Session:
+    """Return the session a command starts with: empty, but for the compiled templates kept on disk (and
+    `author_code`, the workers it may already have started: warm_up.start). Raises ContentError when
+    `.coursegen-cache` is a link leading out of the course."""
     from coursegen.stages.render import CompiledTemplates
 
     if refused := refused_cache_folder(root):
         raise ContentError(refused)
-    return Session(compiled_templates=CompiledTemplates(root / CACHE_FOLDER / "templates", write=write))
+    return Session(CompiledTemplates(root / CACHE_FOLDER / "templates", write=write), author_code)
 
 
 class Session:
     """Everything one build keeps for the next: the memo, the records of the last build, what the
     watcher said, and Jinja's compiled templates on disk."""
 
-    def __init__(self, compiled_templates: jinja2.BytecodeCache | None = None):
+    def __init__(self, compiled_templates: jinja2.BytecodeCache | None = None, author_code: AuthorCode | None = None):
         self.compiled_templates = compiled_templates  # render.CompiledTemplates: kept on disk between runs
         self.memo = Memo()
         self.changes = Changes(self.memo)
         self.records = Records()
-        self.author_code = AuthorCode()  # the workers the course's Python runs in
+        self.author_code = author_code or AuthorCode()  # the workers the course's Python runs in
         self.extension_files: set[str] = set()  # the course extensions' files loaded (extensions.course_extensions)
         self.background = None  # serve's search index, made beside the rebuilds (search.index_beside_rebuilds)
         self.pages_restored = False  # the memo's pages come from .coursegen-cache/ (disk_cache.load_pages)
         self.pages_on_disk: frozenset[str] = frozenset()  # the paths whose pages .coursegen-cache/ holds
+        self.notebooks_on_disk: dict = {}  # what .coursegen-cache/ holds of the notebooks (disk_cache.load_notebooks)
 
     def close(self) -> None:
         """End the session's worker processes (dropping the session does so too)."""

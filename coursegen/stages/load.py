@@ -30,10 +30,11 @@ def slug_of(file: Path) -> str:
     return NUMBER_PREFIX.sub("", file.stem)
 
 
-def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]:
+def load_sources(root: Path, problems: Problems, read=read_text, convert=read_notebook) -> list[Source]:
     """Return every readable `.md` and `.ipynb` source under lessons/ and reviews/, sorted by path.
 
-    `read` is `config.read_text` or one that behaves the same, e.g. a caching reader.
+    `read` is `config.read_text` or one that behaves the same, e.g. a caching reader; `convert` is
+    `notebook.read_notebook` or one that answers the same (incremental.kept_notebooks).
     """
     sources = []
     for folder in SOURCE_DIRS:
@@ -42,7 +43,7 @@ def load_sources(root: Path, problems: Problems, read=read_text) -> list[Source]
                 folder, 1, f"'{folder}' is a file, not a folder", f"make {folder}/ a folder of .md and .ipynb files"
             )
         for file in sorted(f for f in (root / folder).glob("*") if f.suffix in SOURCE_SUFFIXES):
-            source = load_source(root, file.relative_to(root).as_posix(), problems, read)
+            source = load_source(root, file.relative_to(root).as_posix(), problems, read, convert)
             if source is not None:
                 sources.append(source)
     return sources
@@ -54,7 +55,7 @@ def source_kind(shown: str) -> str | None:
     return SOURCE_DIRS.get(folder) if name.endswith(SOURCE_SUFFIXES) and "/" not in name else None
 
 
-def load_source(root: Path, shown: str, problems: Problems, read=read_text) -> Source | None:
+def load_source(root: Path, shown: str, problems: Problems, read=read_text, convert=read_notebook) -> Source | None:
     """Return the Source at course-relative `shown` (a source path, see source_kind), or None with a
     problem when it cannot be read."""
     file = root / shown
@@ -72,7 +73,7 @@ def load_source(root: Path, shown: str, problems: Problems, read=read_text) -> S
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # a byte-order mark is no part of the text
     kind = source_kind(shown) or ""  # a source's path names its kind
     if file.suffix == NOTEBOOK_SUFFIX:
-        read_in = read_notebook(shown, text, problems)
+        read_in = convert(shown, text, problems)
         return Source(shown, read_in[0], kind, slug_of(file), read_in[1]) if read_in else None
     return Source(shown, text, kind, slug_of(file))
 

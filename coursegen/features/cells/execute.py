@@ -21,11 +21,11 @@ import builtins
 import traceback
 from pathlib import Path
 
+from coursegen.course_code import ADDRESS
 from coursegen.extras import missing_module_hint
 from coursegen.features.cells.boundary import OutsideCourse, inside_course
 from coursegen.features.cells.figures import Figures, TooManyFigures
 from coursegen.features.cells.live import Outputs, captured, execute, shown_print, shown_value
-from coursegen.features.questions.exercises import ADDRESS
 from coursegen.features.widgets.baking import course_kernels
 
 MAX_MARKUP = 2_000_000  # characters of HTML and SVG one cell may show

@@ -25,7 +25,7 @@ from coursegen.features.cells.output import render_cell
 from coursegen.features.cells.page import runtime_json
 from coursegen.features.cells.source import FENCE, CodeCell, is_cell, read_cell
 from coursegen.features.widgets.site import SiteError, package_wheel, pyodide_site
-from coursegen.stages.parse import register_fence
+from coursegen.stages.parse import highlight_code, register_fence
 
 NAME = "cells"  # this extension's name: its page analysis is page.derived["cells"]
 RUNTIME = re.compile(r'<script type="application/json" data-cells-runtime>(.*?)</script>', re.S)
@@ -80,7 +80,7 @@ def run_code_cells(state) -> None:
     tokens[0].meta["cell"]["runtime"] = runtime_json(ready, env)
     running = [cell for cell in ready if not cell.tagged("skip-execution")]
     names = tuple(dict.fromkeys(name for cell in running for name in imported_names(cell.run)))
-    if names:  # what the next command's worker may import before this page is parsed (disk_cache.start_warm_up)
+    if names:  # what the next command's worker may import before this page is parsed (warm_up.start)
         env["derived"][IMPORTS] = (*env["derived"].get(IMPORTS, ()), *names)
     outputs = page_outputs(ready, env, names)
     if outputs is not None:
@@ -112,6 +112,9 @@ def _run(cells: list[CodeCell], env: dict, names: tuple[str, ...]) -> list[tuple
     running = [cell for cell in cells if not cell.tagged("skip-execution")]
     calls = [(path, index, cell.run, cell.line, cell.tags) for index, cell in enumerate(running)]
     results: list[tuple] = []
+    # Pygments' Python lexer, which shows the cells' code once they ran, is made now, while this process would
+    # only wait for the worker's imports (on a command-line rebuild it is made in this process first).
+    highlight_code("", "python", None, env["ctx"].memo)
     try:  # what the cells import from outside the course, under the import limit: not their calls' time
         python.import_installed(list(names))
     except AuthorCodeStopped as stopped:

@@ -16,14 +16,13 @@ import inspect
 import json
 import math
 import random
-import re
 import sys
 from pathlib import Path
 
 from markdown_it.token import Token
 
 from coursegen.author_code import AuthorCodeStopped
-from coursegen.course_code import LIMIT_HINT, CalcError, kernel_names
+from coursegen.course_code import ADDRESS, LIMIT_HINT, CalcError, kernel_names
 from coursegen.features.questions import harness as exercise_harness
 from coursegen.schema import Schema, blank, check
 from coursegen.stages.parse import split_info
@@ -49,7 +48,6 @@ MAX_FLOAT = int(sys.float_info.max)  # and beyond this it reads Infinity
 MAX_CODE = (
     50_000  # characters of a starter or reference: Python takes seconds to read millions, and no learner wants them
 )
-ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,}>")  # `<Thing object at 0x7f…>`: a different text on every run
 HARNESS = Path(exercise_harness.__file__).read_text(encoding="utf-8")
 
 

@@ -15,11 +15,14 @@ import sys
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coursegen.extras import missing_module_hint
 from coursegen.course_code import CourseCode, import_installed, imported_names, load_kernels, public_modules
 from coursegen.features.widgets.present import present
-from coursegen.features.widgets.spec import Widget
+
+if TYPE_CHECKING:  # not imported in the worker that runs code cells: it loads the YAML reader and the stages
+    from coursegen.features.widgets.spec import Widget
 
 
 class EntryError(Exception):

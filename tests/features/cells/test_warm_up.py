@@ -10,9 +10,11 @@ import builtins
 import os
 import re
 import shutil
+import subprocess
+import sys
 
 import pytest
-from helpers import run_cli
+from helpers import REPO, clean_env, run_cli
 
 from coursegen import disk_cache
 from coursegen.author_code import AuthorCode, Limits
@@ -175,3 +177,32 @@ def test_a_command_warms_up_the_modules_of_the_pages_changed_since_and_all_after
     yaml.write_text(yaml.read_text().replace("title: Mini course", "title: Mini course, again"))
     build(capsys, mini_course)
     assert [names for names, _ in warm_ups][1:] == [("first_module", "second_module")]
+
+
+STARTED_BEFORE_THE_BUILD = """
+import sys
+from coursegen import cli
+from coursegen.author_code import AuthorCode
+
+original = AuthorCode.pre_import
+
+def recording(self, limits, root, function, args):
+    print("warm-up of", args[2], "with the build imported:", "coursegen.pipeline" in sys.modules)
+    original(self, limits, root, function, args)
+
+AuthorCode.pre_import = recording
+sys.exit(cli.main(["--root", sys.argv[1], "build"]))
+"""
+
+
+def test_the_worker_starts_importing_before_the_command_imports_the_build(mini_course, installed, capsys):
+    (installed / "early_module.py").write_text("VALUE = 1\n")
+    put(mini_course, "import early_module\nearly_module.VALUE")
+    build(capsys, mini_course)
+    put(mini_course, "import early_module\nearly_module.VALUE + 1")
+    env = {**clean_env(), "PYTHONPATH": os.pathsep.join([str(REPO), str(installed)])}
+    found = subprocess.run(
+        [sys.executable, "-c", STARTED_BEFORE_THE_BUILD, str(mini_course)], env=env, capture_output=True, text=True
+    )
+    assert found.returncode == 0, found.stderr
+    assert "warm-up of ('early_module',) with the build imported: False" in found.stdout
