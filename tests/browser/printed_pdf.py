@@ -10,15 +10,15 @@ import numpy
 import pypdfium2
 
 PAPERS = ("A4", "Letter")
-MARGIN = "1.5cm"  # the print stylesheet's @page margin, which Chromium prefers to any it is given
-MARGIN_PT = 1.5 * 72 / 2.54
+MARGIN = "1cm"  # Chromium's print dialog's ("Default"), and the print stylesheet's @page margin, which wins
+MARGIN_PT = 72 / 2.54
 # A grey darker than this (0 black, 255 white) is ink: text, bars, table rules. Rendered at 72 dpi, a box's hairline
 # border (#999, 0.75 pt) stays lighter, so a widget box running empty to the foot of a page counts as blank there.
 INK = 200
 
 
 def print_pdf(page, paper: str) -> bytes:
-    """Return the page printed by Chromium on `paper` with the margins the print stylesheet sets."""
+    """Return the page printed by Chromium on `paper` with the print dialog's usual margins."""
     return page.pdf(format=paper, margin={side: MARGIN for side in ("top", "right", "bottom", "left")})
 
 
