@@ -55,3 +55,12 @@ def test_the_strip_for_the_button_is_there_only_with_the_button(sample_site, con
         assert any(button for _, _, button in paddings) == javascript
         for top, bottom, button in paddings:
             assert (top == bottom) != button, (top, bottom, button)  # no empty strip without JavaScript
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_paper_has_no_strip_for_the_button_it_does_not_print(sample_site, context_factory, width):
+    page = open_page(context_factory(viewport={"width": width, "height": 900}), sample_site, "sequence-axis.html")
+    page.emulate_media(media="print")
+    paddings = page.evaluate(PADDINGS)
+    assert any(button for _, _, button in paddings)
+    assert all(top == bottom for top, bottom, _ in paddings), paddings
