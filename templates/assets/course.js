@@ -40,7 +40,7 @@ function expandForPrint() {
   addEventListener("afterprint", () => opened.forEach((d) => { d.open = false; }));
 }
 
-/** Give each code block of the text a Copy button, placed over the block's corner so nothing moves. */
+/** Give each code block of the text a Copy button, in the strip style.css keeps above its first line once it has one. */
 function addCopyButtons() {
   if (!navigator.clipboard) return;  // insecure contexts have no clipboard API
   // A code cell's output is what the code printed, not code to copy; a line with gaps to fill is not code yet.

@@ -10,7 +10,7 @@ import numpy
 import pypdfium2
 
 PAPERS = ("A4", "Letter")
-MARGIN = "1cm"  # about the margins of Chromium's print dialog ("Default")
+MARGIN = "1cm"  # Chromium's print dialog's ("Default"), and the print stylesheet's @page margin, which wins
 MARGIN_PT = 72 / 2.54
 # A grey darker than this (0 black, 255 white) is ink: text, bars, table rules. Rendered at 72 dpi, a box's hairline
 # border (#999, 0.75 pt) stays lighter, so a widget box running empty to the foot of a page counts as blank there.

@@ -4,8 +4,9 @@
 `prepare` reads the .bib files once per build (through the load stage's reader, so `serve` reads a
 saved .bib again); each role links every key it names to its entry in the page's References, which
 lists only the works that page cites: in order of first citation when numbered, by author, year
-and title in author-year style. The preview beside each citation is plain HTML shown by CSS on
-hover and keyboard focus; without CSS or JavaScript the link still leads to the reference.
+and title in author-year style. Each citation has an id of its own (`cite-<key>-<n>`, the key's n-th on the
+page), and each entry links back to every citation of it, as footnotes do. The preview beside each citation is
+plain HTML shown by CSS on hover and keyboard focus; without CSS or JavaScript the link still leads to the reference.
 """
 
 from __future__ import annotations
@@ -109,11 +110,14 @@ def _link(key: str, found: Citations, env: dict, line: int, col: int, textual: b
     env.setdefault("first_citation_line", line)
     cited: dict[str, int] = env.setdefault("cited", {})
     number = cited.setdefault(key, len(cited) + 1)
+    uses: dict[str, int] = env.setdefault("citation_uses", {})  # the References link back to each use
+    uses[key] = uses.get(key, 0) + 1
     text = escapeHtml(style.link_text(work, number, found.style, messages, textual))
     target = reference_id(key)
     preview = style.reference_html(work, found.style, messages, linked=False)
     return (
-        f'<span class="cite"><a href="#{url_encode(target)}" aria-describedby="{escapeHtml(target)}">{text}</a>'
+        f'<span class="cite"><a href="#{url_encode(target)}" aria-describedby="{escapeHtml(target)}"'
+        f' id="{escapeHtml(citation_id(key, uses[key]))}">{text}</a>'
         f'<span class="cite-preview" aria-hidden="true">{preview}</span></span>'
     )
 
@@ -121,6 +125,36 @@ def _link(key: str, found: Citations, env: dict, line: int, col: int, textual: b
 def reference_id(key: str) -> str:
     """Return the element id of a work's entry in the References (prefixed: keys never clash with headings)."""
     return "bib-" + key
+
+
+def citation_id(key: str, use: int) -> str:
+    """Return the element id of the `use`-th (1-based) citation of a work on its page, which its entry links back to."""
+    return f"cite-{key}-{use}"
+
+
+def back_links(key: str, uses: int, messages: dict[str, str]) -> str:
+    """Return the links from a work's entry back to each of its citations: "↩" for one, "↩ a b c" for several
+    (footnote-style, as pandoc and Jupyter Book do), each named in the course's language."""
+    arrow = "\u21a9\ufe0e"  # the text-style variation: not drawn as an emoji on phones
+    if uses == 1:
+        label = escapeHtml(say(messages, "citations.back"))
+        return f' <a class="cite-back" href="#{url_encode(citation_id(key, 1))}" aria-label="{label}">{arrow}</a>'
+    letters = []
+    for use in range(1, uses + 1):
+        letter = use_letter(use)
+        label = escapeHtml(say(messages, "citations.back_to", use=letter))
+        href = url_encode(citation_id(key, use))
+        letters.append(f'<a class="cite-back" href="#{href}" aria-label="{label}">{letter}</a>')
+    return f' <span class="cite-backs"><span aria-hidden="true">{arrow}</span> {" ".join(letters)}</span>'
+
+
+def use_letter(use: int) -> str:
+    """Return the letters that name the `use`-th citation of a work: a … z, then aa, ab, … (as spreadsheets count)."""
+    letters = ""
+    while use:
+        use, rest = divmod(use - 1, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
 
 
 def references_rule(state) -> None:
@@ -139,8 +173,10 @@ def references_rule(state) -> None:
     numbered = found.style == "numbered"
     works.sort(key=(lambda w: cited[w.key]) if numbered else (lambda w: style.sort_key(w, messages)))
     tag = "ol" if numbered else "ul"
+    uses: dict[str, int] = state.env["citation_uses"]
     items = "".join(
-        f'<li id="{escapeHtml(reference_id(w.key))}">{style.reference_html(w, found.style, messages)}</li>\n'
+        f'<li id="{escapeHtml(reference_id(w.key))}">{style.reference_html(w, found.style, messages)}'
+        f"{back_links(w.key, uses[w.key], messages)}</li>\n"
         for w in works
     )
     closing = _html(f'<{tag} class="references-list">\n{items}</{tag}>\n</section>\n')

@@ -56,13 +56,19 @@ def problems_of(course) -> list[str]:
     return [p.format() for p in caught.value.problems]
 
 
-def references(html: str) -> str:
-    return html[html.index('<section class="references"') : html.index("</section>", html.index("references-list"))]
+def references(html: str, back_links: bool = False) -> str:
+    """Return the page's References section (without the links back to the citations unless `back_links`)."""
+    listed = html[html.index('<section class="references"') : html.index("</section>", html.index("references-list"))]
+    return (
+        listed
+        if back_links
+        else re.sub(r' (<a class="cite-back"[^>]*>[^<]*</a>|<span class="cite-backs">.*?</a></span>)', "", listed)
+    )
 
 
 def links(html: str) -> list[str]:
     """Return each citation link's text, in page order."""
-    return re.findall(r'<a href="#bib-[^"]*" aria-describedby="[^"]*">([^<]*)</a>', html)
+    return re.findall(r'<a href="#bib-[^"]*" aria-describedby="[^"]*" id="[^"]*">([^<]*)</a>', html)
 
 
 def test_author_year_citations_link_to_a_references_section_of_the_works_cited(mini_course):
@@ -274,3 +280,56 @@ def test_a_journal_articles_reference_gives_its_volume_issue_and_pages(mini_cour
     assert "T. Ypma (1995). <cite>Newton</cite>. SIAM Review, 37(4), 531\u2013551.</li>" in listed
     assert "V. (2000). <cite>Only a volume</cite>. J, 2.</li>" in listed
     assert "<cite>Literate programming</cite>. The Computer Journal.</li>" in listed  # none given, none shown
+
+
+BACK = "\u21a9\ufe0e"  # ↩ drawn as text
+
+
+def test_each_citation_has_an_id_of_its_own_and_its_entry_links_back_to_it(mini_course):
+    text = "{cite:t}`knuth` first, {cite:p}`knuth,raschka-k3` then, and {cite}`knuth` last."
+    html = page(cite_course(mini_course, text))
+    assert re.findall(r'<a href="#bib-[^"]*" aria-describedby="[^"]*" id="([^"]*)">', html) == [
+        "cite-knuth-1",
+        "cite-knuth-2",
+        "cite-raschka-k3-1",
+        "cite-knuth-3",
+    ]
+    listed = references(html, back_links=True)
+    assert (
+        '<cite>Commentary on K3</cite>. Secondary source. <a class="cite-back" href="#cite-raschka-k3-1"'
+        f' aria-label="Back to the citation">{BACK}</a></li>'
+    ) in listed
+    assert (
+        f'The Computer Journal. <span class="cite-backs"><span aria-hidden="true">{BACK}</span> '
+        '<a class="cite-back" href="#cite-knuth-1" aria-label="Back to citation a">a</a> '
+        '<a class="cite-back" href="#cite-knuth-2" aria-label="Back to citation b">b</a> '
+        '<a class="cite-back" href="#cite-knuth-3" aria-label="Back to citation c">c</a></span></li>'
+    ) in listed
+    assert listed.count('class="cite-back"') == 4  # one per citation, and no back-link in any preview
+    assert "cite-back" not in html[: html.index('<section class="references"')]
+
+
+def test_the_back_links_names_come_from_the_message_catalogue(mini_course):
+    config = "bibliography: [references.bib]\nlanguage: fr\n"
+    html = page(
+        cite_course(mini_course, "Voir {cite:p}`knuth` et {cite:p}`knuth`, puis {cite:p}`k3-report`.", config=config)
+    )
+    listed = references(html, back_links=True)
+    assert 'aria-label="Retour à la citation">' in listed
+    assert 'aria-label="Retour à la citation a">a</a> <a class="cite-back" href="#cite-knuth-2"' in listed
+
+
+def test_a_works_uses_past_z_are_named_aa_ab_as_spreadsheets_count():
+    from coursegen.features.citations.extension import use_letter
+
+    assert [use_letter(n) for n in (1, 2, 26, 27, 28, 52, 53, 702, 703)] == [
+        "a",
+        "b",
+        "z",
+        "aa",
+        "ab",
+        "az",
+        "ba",
+        "zz",
+        "aaa",
+    ]
