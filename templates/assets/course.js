@@ -42,7 +42,10 @@ function expandForPrint() {
 
 /** Give each code block of the text a Copy button, in the strip style.css keeps above its first line once it has one. */
 function addCopyButtons() {
-  if (!navigator.clipboard) return;  // insecure contexts have no clipboard API
+  if (!navigator.clipboard) {  // insecure contexts have no clipboard API: no button, so no strip kept for one
+    document.documentElement.classList.add("no-copy");
+    return;
+  }
   // A code cell's output is what the code printed, not code to copy; a line with gaps to fill is not code yet.
   for (const pre of document.querySelectorAll(".unit-body pre:not(.diagram):not(.blanks-code):not(.code-cell-output pre), .widget-code pre")) {
     const button = h("button", { type: "button", class: "code-copy", "aria-label": t("code.copy_label") }, t("code.copy"));

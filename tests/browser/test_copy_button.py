@@ -64,3 +64,16 @@ def test_paper_has_no_strip_for_the_button_it_does_not_print(sample_site, contex
     paddings = page.evaluate(PADDINGS)
     assert any(button for _, _, button in paddings)
     assert all(top == bottom for top, bottom, _ in paddings), paddings
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_strip_is_there_before_course_js_adds_the_buttons(sample_site, context_factory, width):
+    """Nothing moves when the buttons come: each block course.js gives one already had its strip (kept by CSS
+    from the first paint, by the `js` class theme-init.js sets), measured with course.js held back."""
+    first = context_factory(viewport={"width": width, "height": 900})
+    first.route("**/assets/course.*.js", lambda route: route.abort())
+    before = open_page(first, sample_site, "sequence-axis.html").evaluate(PADDINGS)
+    after = open_page(context_factory(viewport={"width": width, "height": 900}), sample_site, "sequence-axis.html")
+    after = after.evaluate(PADDINGS)
+    assert not any(button for _, _, button in before) and any(button for _, _, button in after)
+    assert [top for top, _, _ in before] == [top for top, _, _ in after]
