@@ -40,21 +40,22 @@ class Assets:
         self.urls: dict[str, str] = {}
         self.files: dict[str, bytes] = {}
         self.pending: list[tuple] = []  # (make, cancel) from later(), in the order they were asked for
-        self.early: list = []  # make from meanwhile(), in order
+        self.early: list[tuple] = []  # (make, cancel) from meanwhile(), in order
         self.made: dict[str, bytes] = {}  # the files made by both
 
-    def meanwhile(self, make) -> None:
+    def meanwhile(self, make, cancel=None) -> None:
         """Have `make() -> {site path: bytes}` add files while the pages render, before the later files.
 
         For files no page refers to by content, such as the search index: the build process makes
         them once the pages' rendering is shared out (render.render_units), while another process
-        renders, or right after rendering when it renders alone."""
-        self.early.append(make)
+        renders, or right after rendering when it renders alone; `cancel()` if the build fails."""
+        self.early.append((make, cancel))
 
     def make_early(self) -> None:
         """Make the meanwhile() files not made yet, each into `files`."""
         while self.early:
-            self._keep(self.early.pop(0)())
+            make, _ = self.early.pop(0)
+            self._keep(make())
 
     def later(self, make, cancel=None) -> None:
         """Have `make() -> {site path: bytes}` add files once the pages are rendered, in order with the
@@ -76,8 +77,11 @@ class Assets:
         self.made.update(files)
 
     def cancel(self) -> None:
-        """Cancel the later files not yet made (a failed build)."""
-        self.early.clear()
+        """Cancel the meanwhile and later files not yet made (a failed build)."""
+        while self.early:
+            _, cancel = self.early.pop(0)
+            if cancel:
+                cancel()
         while self.pending:
             _, cancel = self.pending.pop(0)
             if cancel:
@@ -89,6 +93,15 @@ class Assets:
             raise ValueError(f"asset name {name!r} in folder {folder!r} cannot name a file of the site: {why}")
         path = hashed_name(f"{folder}/{name}", data)
         self.urls[name], self.files[path] = path, data
+        return path
+
+    def add_named(self, name: str, key: bytes, folder: str = "assets") -> str:
+        """Name an asset whose bytes come later (by meanwhile() or later()), by `key`, which must change
+        whenever they would; return its hashed site path, as add() does."""
+        if why := bad_site_path(f"{folder}/{name}"):
+            raise ValueError(f"asset name {name!r} in folder {folder!r} cannot name a file of the site: {why}")
+        path = hashed_name(f"{folder}/{name}", key)
+        self.urls[name] = path
         return path
 
     def overlay(self, other: Assets) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coursegen.stages.assets import hashed_name
 from coursegen.theme import files as theme
 
 FONT = "vendor/noto-sans-math.woff2"  # asset name
@@ -26,12 +25,12 @@ def font_file(root: Path) -> Path | None:
     return theme.find(root, f"{theme.ASSETS}/{FONT}")
 
 
-def stylesheet(font: bytes | None) -> str:
-    """Return math.css for the font file the site serves (`font`), or '' when there is none."""
-    if font is None:
+def stylesheet(font_path: str | None) -> str:
+    """Return math.css for the font file the site serves (its site path, `assets/…`), or '' when there is none."""
+    if font_path is None:
         return ""
     # math.css is itself an asset (assets/math.<hash>.css): the font's URL is relative to assets/.
-    url = hashed_name(FONT, font)
+    url = font_path.removeprefix("assets/")
     return (
         f'@font-face {{ font-family: "{FAMILY}"; src: url("{url}") format("woff2"); font-display: optional; }}\n'
         f'math {{ font-family: "{FAMILY}", math; }}\n' + TEMML_LAYOUT

@@ -208,34 +208,51 @@ def add_files(course, root: Path, assets, problems, session) -> None:
     use) and the math font, cut to the characters every page's formulas use together."""
     uses = [use for unit in (course.written if course else ()) if (use := unit.page.derived.get("math"))]
     styles = sorted({style for use in uses for style in use.styles})
-    font = served_font(root, "".join(sorted({c for use in uses for c in use.characters})), assets, problems, session)
+    font_url = served_font(
+        root, "".join(sorted({c for use in uses for c in use.characters})), assets, problems, session
+    )
     rules = [
         f'[data-tml-style="{style}"] {{ {style} }}\n'
         for style in styles
         if not UNSAFE_IN_CSS.search(style)  # Temml writes only declarations; anything else stays out of the sheet
     ]
-    assets.add(math_font.STYLESHEET, (math_font.stylesheet(font) + "".join(rules)).encode())
+    assets.add(math_font.STYLESHEET, (math_font.stylesheet(font_url) + "".join(rules)).encode())
 
 
-def served_font(root: Path, written: str, assets, problems, session) -> bytes | None:
-    """Return the math font's bytes as the site serves them: cut to the glyphs of `written` when
-    any page has a formula (the asset replaced), whole when none has or fontTools cannot read it."""
+def served_font(root: Path, written: str, assets, problems, session) -> str | None:
+    """Return the site path of the math font as the site serves it (None when there is none): cut to the
+    glyphs of `written` when any page has a formula, whole when none has or fontTools cannot read it.
+
+    The cut is named by what it is cut from (font_subset.cut_key) and made while the pages render
+    (assets.meanwhile), in a forked process: the pages name it before it exists."""
     file = math_font.font_file(root)
     if file is None:
         return None
     font = file.read_bytes()
-    if not written:
-        return font
-    try:
-        cut = font_subset.subset(font, font_subset.needed(written), session.memo if session else None)
-    except font_subset.NotAFont as error:
-        where = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
-        problems.warning(
-            where, 0, f"the math font could not be cut to the formulas' characters, so it is served whole: {error}"
-        )
-        return font
-    assets.add(math_font.FONT, cut)  # in place of the theme's whole file (render.render_site)
-    return cut
+    if written and font_subset.looks_like_a_font(font):
+        text = font_subset.needed(written)
+        cutting = font_subset.Cutting(font, text, session.memo if session else None)
+        path = assets.add_named(math_font.FONT, font_subset.cut_key(font, text))  # in place of the theme's whole file
+
+        def made() -> dict[str, bytes]:
+            try:
+                return {path: cutting.result()}
+            except font_subset.NotAFont as error:
+                _warn_uncut(root, file, problems, error)
+                return {path: font}
+
+        assets.meanwhile(made, cutting.cancel)
+        return path
+    if written:
+        _warn_uncut(root, file, problems, "not an OpenType, TrueType, WOFF or WOFF2 file")
+    return assets.add(math_font.FONT, font)
+
+
+def _warn_uncut(root: Path, file: Path, problems, error) -> None:
+    where = file.relative_to(root).as_posix() if file.is_relative_to(root) else file.as_posix()
+    problems.warning(
+        where, 0, f"the math font could not be cut to the formulas' characters, so it is served whole: {error}"
+    )
 
 
 def _reference_in_math(match, labels: dict) -> str:

@@ -13,6 +13,10 @@ forms are other glyphs of the same characters, reached through the MATH table an
 features (`ssty`, …), both kept: the subsetter adds every glyph they lead to.
 
 The output is the same bytes for the same font and characters: no timestamp is recomputed on save.
+So the cut's file name can come from what it is cut from (`cut_key`: the font's digest, the
+characters, fontTools' version) instead of its bytes, and the cut can run in a forked process
+(`Cutting`) while the build links, renders and writes: the pages name it before it exists. Importing
+fontTools and cutting take some 0.4 s, most of a small course's cold build on one core otherwise.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import html
 import io
+import os
 import re
 
 from coursegen.memo import Memo, remembered
@@ -133,3 +138,79 @@ def _subset(font: bytes, text: str) -> bytes:
     out = io.BytesIO()
     loaded.save(out)
     return out.getvalue()
+
+
+KEY_VERSION = b"coursegen math font cut 1"  # change it when the cut's options change
+
+
+def cut_key(font: bytes, text: str) -> bytes:
+    """Return what names the cut of `font` to `text`: the same bytes for the same cut (see the module's docstring)."""
+    import fontTools
+
+    return b"\0".join((KEY_VERSION, hashlib.sha256(font).digest(), text.encode(), fontTools.version.encode()))
+
+
+def looks_like_a_font(font: bytes) -> bool:
+    """Return True for bytes that start as an OpenType, TrueType, WOFF or WOFF2 file does."""
+    return font[:4] in (b"wOF2", b"wOFF", b"OTTO", b"true", b"\x00\x01\x00\x00")
+
+
+class Cutting:
+    """The cut of a font to some characters, under way: in a forked process where one can be forked (this
+    process goes on meanwhile), else here when `result` is asked for. `result` returns the cut (kept in
+    `memo`) or raises NotAFont; `cancel` stops the process of a build that failed."""
+
+    def __init__(self, font: bytes, text: str, memo: Memo | None = None):
+        from coursegen.parallel import can_fork
+
+        self.font, self.text, self.memo = font, text, memo
+        self.kept = memo.peek("math font subset", (hashlib.sha256(font).hexdigest(), text)) if memo else None
+        self.pid: int | None = None
+        self.reader: int | None = None
+        if self.kept is None and can_fork():
+            self._fork()
+
+    def _fork(self) -> None:
+        reader, writer = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare: cut here when asked
+            os.close(reader)
+            os.close(writer)
+            return
+        if pid == 0:  # the child: cut, hand the bytes over, and leave without running the parent's exit code
+            status = 1
+            try:
+                os.close(reader)
+                with os.fdopen(writer, "wb") as out:
+                    out.write(subset(self.font, self.text))
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(writer)
+        self.pid, self.reader = pid, reader
+
+    def result(self) -> bytes:
+        if self.kept is not None:
+            return self.kept
+        if self.pid is not None and self.reader is not None:
+            with os.fdopen(self.reader, "rb") as pipe:
+                data = pipe.read()
+            self.reader = None
+            _, status = os.waitpid(self.pid, 0)
+            self.pid = None
+            if status == 0 and data:
+                self.kept = data
+                if self.memo is not None:
+                    self.memo.put("math font subset", (hashlib.sha256(self.font).hexdigest(), self.text), data)
+                return data
+        self.kept = subset(self.font, self.text, self.memo)  # here, where its error surfaces (NotAFont)
+        return self.kept
+
+    def cancel(self) -> None:
+        if self.reader is not None:
+            os.close(self.reader)  # a child still writing gets EPIPE and ends
+            self.reader = None
+        if self.pid is not None:
+            os.waitpid(self.pid, 0)
+            self.pid = None

@@ -141,3 +141,57 @@ def test_a_transformed_woff2_is_cut_to_the_same_font_as_the_untransformed_one():
     memo = Memo()
     assert font_subset.subset(package.read_bytes(), text, memo) == font_subset.subset(WHOLE, text)
     assert memo.tables.get("math font")  # the decoded font is kept for the next cut
+
+
+def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
+    """The build cuts the font in a forked process while it renders (font_subset.Cutting): the same bytes
+    as cutting here, kept in the memo for the next build, and the process is gone once they are read."""
+    import os
+
+    from coursegen.memo import Memo
+
+    text = font_subset.needed("f′(x)=∑αβ")
+    memo = Memo()
+    cutting = font_subset.Cutting(WHOLE, text, memo)
+    assert cutting.pid is not None  # forked (no other thread runs in this test)
+    pid = cutting.pid
+    assert cutting.result() == font_subset.subset(WHOLE, text)
+    assert cutting.pid is None
+    try:
+        os.waitpid(pid, os.WNOHANG)
+        raise AssertionError("the cutting process was not waited for")
+    except ChildProcessError:
+        pass
+    assert font_subset.Cutting(WHOLE, text, memo).pid is None  # the memo has it: nothing forked
+
+
+def test_a_cut_that_fails_in_the_forked_process_is_a_warning_and_the_whole_font(mini_course):
+    put(mini_course, "A formula: $a+b$.")
+    own = mini_course / "templates" / "assets" / "vendor" / "noto-sans-math.woff2"
+    own.parent.mkdir(parents=True, exist_ok=True)
+    own.write_bytes(b"wOF2 and nothing of a font after it")
+    result = build_site(mini_course, BuildOptions(jobs=1))
+    assert served_font(result.outputs) == own.read_bytes()
+    [warning] = [p.format() for p in result.warnings if "math font" in p.message]
+    assert "could not be cut to the formulas' characters, so it is served whole" in warning
+
+
+def test_a_cancelled_cut_leaves_no_process():
+    import os
+
+    cutting = font_subset.Cutting(WHOLE, font_subset.needed("xyz"))
+    pid = cutting.pid
+    assert pid is not None
+    cutting.cancel()
+    try:
+        os.waitpid(pid, os.WNOHANG)
+        raise AssertionError("the cutting process was not waited for")
+    except ChildProcessError:
+        pass
+
+
+def test_the_cut_is_named_by_what_it_is_cut_from():
+    text = font_subset.needed("ab")
+    assert font_subset.cut_key(WHOLE, text) == font_subset.cut_key(WHOLE, text)
+    assert font_subset.cut_key(WHOLE, text) != font_subset.cut_key(WHOLE, font_subset.needed("abc"))
+    assert font_subset.cut_key(WHOLE, text) != font_subset.cut_key(WHOLE + b"\0", text)
