@@ -21,6 +21,7 @@ fontTools and cutting take some 0.4 s, most of a small course's cold build on on
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import io
@@ -156,61 +157,136 @@ def looks_like_a_font(font: bytes) -> bool:
 
 
 class Cutting:
-    """The cut of a font to some characters, under way: in a forked process where one can be forked (this
-    process goes on meanwhile), else here when `result` is asked for. `result` returns the cut (kept in
-    `memo`) or raises NotAFont; `cancel` stops the process of a build that failed."""
+    """The cut of a font, under way: in a forked process where one can be forked, started before the
+    characters are known (it imports fontTools meanwhile) and handed them by `cut`, while this process goes
+    on; else done here when `result` is asked for. `result` returns the cut (kept in `memo`) or raises
+    NotAFont; `cancel` ends the process of a build that failed or needs no cut."""
 
-    def __init__(self, font: bytes, text: str, memo: Memo | None = None):
+    def __init__(self, font: bytes, memo: Memo | None = None):
         from coursegen.parallel import can_fork
 
-        self.font, self.text, self.memo = font, text, memo
-        self.kept = memo.peek("math font subset", (hashlib.sha256(font).hexdigest(), text)) if memo else None
+        self.font, self.memo = font, memo
+        self.digest = hashlib.sha256(font).hexdigest()
+        self.text: str | None = None
+        self.kept: bytes | None = None
         self.pid: int | None = None
-        self.reader: int | None = None
-        if self.kept is None and can_fork():
+        self.reader: int | None = None  # the cut, from the process
+        self.writer: int | None = None  # the characters, to the process
+        if can_fork():
             self._fork()
 
     def _fork(self) -> None:
-        reader, writer = os.pipe()
+        text_in, text_out = os.pipe()
+        cut_in, cut_out = os.pipe()
         try:
             pid = os.fork()
         except OSError:  # no process to spare: cut here when asked
-            os.close(reader)
-            os.close(writer)
+            for fd in (text_in, text_out, cut_in, cut_out):
+                os.close(fd)
             return
-        if pid == 0:  # the child: cut, hand the bytes over, and leave without running the parent's exit code
+        if pid == 0:  # the child: ready fontTools, wait for the characters, cut, hand the bytes over, and leave
             status = 1
-            try:
-                os.close(reader)
-                with os.fdopen(writer, "wb") as out:
-                    out.write(subset(self.font, self.text))
+            try:  # without running the parent's exit code
+                # Keep only its own two pipes: another's end held here would keep that one from closing.
+                low, high = sorted((text_in, cut_out))
+                os.closerange(3, low)
+                os.closerange(low + 1, high)
+                os.closerange(high + 1, _max_fd())
+                import fontTools.subset
+                import fontTools.ttLib.woff2  # noqa: F401
+
+                text = _read_text(text_in)
+                if text:
+                    with os.fdopen(cut_out, "wb") as out:
+                        out.write(subset(self.font, text))
                 status = 0
             finally:
                 os._exit(status)
-        os.close(writer)
-        self.pid, self.reader = pid, reader
+        os.close(text_in)
+        os.close(cut_out)
+        self.pid, self.reader, self.writer = pid, cut_in, text_out
+
+    def cut(self, text: str) -> None:
+        """Cut the font to `text` (once): the memo's cut when it has one, else the process's."""
+        self.text = text
+        self.kept = self.memo.peek("math font subset", (self.digest, text)) if self.memo else None
+        if self.kept is not None:
+            self.cancel()
+        elif self.writer is not None:
+            # Sent with its length: a process forked since (a parse or author-code worker) holds this pipe's
+            # end too, so the cutting process would never see it close.
+            data = text.encode()
+            with os.fdopen(self.writer, "wb") as out:
+                self.writer = None
+                out.write(len(data).to_bytes(8, "big") + data)
 
     def result(self) -> bytes:
+        assert self.text is not None, "cut() names the characters first"
         if self.kept is not None:
             return self.kept
         if self.pid is not None and self.reader is not None:
             with os.fdopen(self.reader, "rb") as pipe:
+                self.reader = None
                 data = pipe.read()
-            self.reader = None
             _, status = os.waitpid(self.pid, 0)
             self.pid = None
             if status == 0 and data:
                 self.kept = data
                 if self.memo is not None:
-                    self.memo.put("math font subset", (hashlib.sha256(self.font).hexdigest(), self.text), data)
+                    self.memo.put("math font subset", (self.digest, self.text), data)
                 return data
         self.kept = subset(self.font, self.text, self.memo)  # here, where its error surfaces (NotAFont)
         return self.kept
 
     def cancel(self) -> None:
-        if self.reader is not None:
-            os.close(self.reader)  # a child still writing gets EPIPE and ends
-            self.reader = None
-        if self.pid is not None:
+        for name in ("writer", "reader"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
+        if self.pid is not None:  # ended, not asked to end: another process may hold its pipe's end open
+            import signal
+
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             self.pid = None
+
+
+def _max_fd() -> int:
+    try:
+        return max(int(os.sysconf("SC_OPEN_MAX")), 1024)
+    except (ValueError, OSError):
+        return 65536
+
+
+def _read_text(fd: int) -> str:
+    """Return the characters sent to a cutting process: their length in 8 bytes, then their UTF-8."""
+    with os.fdopen(fd, "rb") as given:
+        size = int.from_bytes(given.read(8) or b"\0", "big")
+        return given.read(size).decode() if size else ""
+
+
+# Cuttings started before the pages are parsed (extension.prepare), for add_files to take: by process and font.
+_STARTED: dict[tuple[int, str], Cutting] = {}
+
+
+def start_early(font: bytes, memo: Memo | None) -> None:
+    """Start a cutting of `font` now, for `take` to hand over once the characters are known; one left by
+    a build that stopped before is ended first."""
+    cancel_started()
+    cutting = Cutting(font, memo)
+    if cutting.pid is not None:
+        _STARTED[(os.getpid(), cutting.digest)] = cutting
+
+
+def cancel_started() -> None:
+    """End the cuttings start_early began in this process (a build whose pages have no formula)."""
+    for key in [key for key in _STARTED if key[0] == os.getpid()]:
+        _STARTED.pop(key).cancel()
+
+
+def take(font: bytes, memo: Memo | None) -> Cutting:
+    """Return the cutting start_early began for `font` in this process, or a new one."""
+    found = _STARTED.pop((os.getpid(), hashlib.sha256(font).hexdigest()), None)
+    return found if found is not None else Cutting(font, memo)

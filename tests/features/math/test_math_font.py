@@ -152,7 +152,8 @@ def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
 
     text = font_subset.needed("f′(x)=∑αβ")
     memo = Memo()
-    cutting = font_subset.Cutting(WHOLE, text, memo)
+    cutting = font_subset.Cutting(WHOLE, memo)
+    cutting.cut(text)
     assert cutting.pid is not None  # forked (no other thread runs in this test)
     pid = cutting.pid
     assert cutting.result() == font_subset.subset(WHOLE, text)
@@ -162,7 +163,9 @@ def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
         raise AssertionError("the cutting process was not waited for")
     except ChildProcessError:
         pass
-    assert font_subset.Cutting(WHOLE, text, memo).pid is None  # the memo has it: nothing forked
+    again = font_subset.Cutting(WHOLE, memo)
+    again.cut(text)
+    assert again.pid is None and again.result() == cutting.result()  # the memo had it: its process was ended
 
 
 def test_a_cut_that_fails_in_the_forked_process_is_a_warning_and_the_whole_font(mini_course):
@@ -179,7 +182,7 @@ def test_a_cut_that_fails_in_the_forked_process_is_a_warning_and_the_whole_font(
 def test_a_cancelled_cut_leaves_no_process():
     import os
 
-    cutting = font_subset.Cutting(WHOLE, font_subset.needed("xyz"))
+    cutting = font_subset.Cutting(WHOLE)
     pid = cutting.pid
     assert pid is not None
     cutting.cancel()
@@ -195,3 +198,37 @@ def test_the_cut_is_named_by_what_it_is_cut_from():
     assert font_subset.cut_key(WHOLE, text) == font_subset.cut_key(WHOLE, text)
     assert font_subset.cut_key(WHOLE, text) != font_subset.cut_key(WHOLE, font_subset.needed("abc"))
     assert font_subset.cut_key(WHOLE, text) != font_subset.cut_key(WHOLE + b"\0", text)
+
+
+def test_a_cutting_started_early_is_handed_its_characters_though_another_process_holds_its_pipe():
+    """prepare starts the cutting before the parse workers fork, and they inherit its pipe: the characters
+    go with their length, so the cutting process never waits for a close that the worker would hold back."""
+    import os
+    import signal
+    import threading
+
+    from coursegen.memo import Memo
+
+    cutting = font_subset.Cutting(WHOLE, Memo())
+    holder = os.fork()
+    if holder == 0:  # a worker forked meanwhile: holds every pipe end until it is killed
+        signal.pause()
+        os._exit(0)
+    try:
+        text = font_subset.needed("xyz")
+        cutting.cut(text)
+        found: list[bytes] = []
+        waiter = threading.Thread(target=lambda: found.append(cutting.result()), daemon=True)
+        waiter.start()
+        waiter.join(600)  # a guard against a hang, not a measure of speed
+        assert found == [font_subset.subset(WHOLE, text)]
+    finally:
+        os.kill(holder, signal.SIGKILL)
+        os.waitpid(holder, 0)
+
+
+def test_a_build_without_formulas_ends_the_cutting_it_started(mini_course):
+    import os
+
+    build_site(mini_course, BuildOptions(jobs=1))
+    assert not any(key[0] == os.getpid() for key in font_subset._STARTED)
