@@ -162,10 +162,11 @@ class Cutting:
     on; else done here when `result` is asked for. `result` returns the cut (kept in `memo`) or raises
     NotAFont; `cancel` ends the process of a build that failed or needs no cut."""
 
-    def __init__(self, font: bytes, memo: Memo | None = None):
+    def __init__(self, font: bytes):
         from coursegen.parallel import can_fork
 
-        self.font, self.memo = font, memo
+        self.font = font
+        self.memo: Memo | None = None  # cut()'s: a cutting left by a failed build must not keep a session alive
         self.digest = hashlib.sha256(font).hexdigest()
         self.text: str | None = None
         self.kept: bytes | None = None
@@ -206,9 +207,9 @@ class Cutting:
         os.close(cut_out)
         self.pid, self.reader, self.writer = pid, cut_in, text_out
 
-    def cut(self, text: str) -> None:
-        """Cut the font to `text` (once): the memo's cut when it has one, else the process's."""
-        self.text = text
+    def cut(self, text: str, memo: Memo | None = None) -> None:
+        """Cut the font to `text` (once): `memo`'s cut when it has one, else the process's (then kept in `memo`)."""
+        self.text, self.memo = text, memo
         self.kept = self.memo.peek("math font subset", (self.digest, text)) if self.memo else None
         if self.kept is not None:
             self.cancel()
@@ -271,11 +272,11 @@ def _read_text(fd: int) -> str:
 _STARTED: dict[tuple[int, str], Cutting] = {}
 
 
-def start_early(font: bytes, memo: Memo | None) -> None:
+def start_early(font: bytes) -> None:
     """Start a cutting of `font` now, for `take` to hand over once the characters are known; one left by
     a build that stopped before is ended first."""
     cancel_started()
-    cutting = Cutting(font, memo)
+    cutting = Cutting(font)
     if cutting.pid is not None:
         _STARTED[(os.getpid(), cutting.digest)] = cutting
 
@@ -286,7 +287,7 @@ def cancel_started() -> None:
         _STARTED.pop(key).cancel()
 
 
-def take(font: bytes, memo: Memo | None) -> Cutting:
+def take(font: bytes) -> Cutting:
     """Return the cutting start_early began for `font` in this process, or a new one."""
     found = _STARTED.pop((os.getpid(), hashlib.sha256(font).hexdigest()), None)
-    return found if found is not None else Cutting(font, memo)
+    return found if found is not None else Cutting(font)

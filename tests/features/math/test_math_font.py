@@ -152,8 +152,8 @@ def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
 
     text = font_subset.needed("f′(x)=∑αβ")
     memo = Memo()
-    cutting = font_subset.Cutting(WHOLE, memo)
-    cutting.cut(text)
+    cutting = font_subset.Cutting(WHOLE)
+    cutting.cut(text, memo)
     assert cutting.pid is not None  # forked (no other thread runs in this test)
     pid = cutting.pid
     assert cutting.result() == font_subset.subset(WHOLE, text)
@@ -163,8 +163,8 @@ def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
         raise AssertionError("the cutting process was not waited for")
     except ChildProcessError:
         pass
-    again = font_subset.Cutting(WHOLE, memo)
-    again.cut(text)
+    again = font_subset.Cutting(WHOLE)
+    again.cut(text, memo)
     assert again.pid is None and again.result() == cutting.result()  # the memo had it: its process was ended
 
 
@@ -209,14 +209,14 @@ def test_a_cutting_started_early_is_handed_its_characters_though_another_process
 
     from coursegen.memo import Memo
 
-    cutting = font_subset.Cutting(WHOLE, Memo())
+    cutting = font_subset.Cutting(WHOLE)
     holder = os.fork()
     if holder == 0:  # a worker forked meanwhile: holds every pipe end until it is killed
         signal.pause()
         os._exit(0)
     try:
         text = font_subset.needed("xyz")
-        cutting.cut(text)
+        cutting.cut(text, Memo())
         found: list[bytes] = []
         waiter = threading.Thread(target=lambda: found.append(cutting.result()), daemon=True)
         waiter.start()
