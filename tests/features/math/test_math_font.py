@@ -90,14 +90,20 @@ def test_a_course_without_formulas_serves_the_font_whole(mini_course):
         assert served_font(outputs) == WHOLE
 
 
-def test_a_course_font_that_is_no_font_is_served_whole_with_a_warning(mini_course):
-    put(mini_course, "A formula: $a+b$.")
-    own = mini_course / "templates" / "assets" / "vendor" / "noto-sans-math.woff2"
+def build_with_own_font(course, font: bytes):
+    """Build `course` with a formula and `font` as its own math font; return the result and the math font's warning."""
+    put(course, "A formula: $a+b$.")
+    own = course / "templates" / "assets" / "vendor" / "noto-sans-math.woff2"
     own.parent.mkdir(parents=True, exist_ok=True)
-    own.write_bytes(b"not a font")
-    result = build_site(mini_course, BuildOptions(jobs=1))
-    assert served_font(result.outputs) == b"not a font"
+    own.write_bytes(font)
+    result = build_site(course, BuildOptions(jobs=1))
     [warning] = [p.format() for p in result.warnings if "math font" in p.message]
+    return result, warning
+
+
+def test_a_course_font_that_is_no_font_is_served_whole_with_a_warning(mini_course):
+    result, warning = build_with_own_font(mini_course, b"not a font")
+    assert served_font(result.outputs) == b"not a font"
     assert warning.startswith(
         "templates/assets/vendor/noto-sans-math.woff2: warning: the math font could not be cut to the formulas' characters,"
         " so it is served whole: "
@@ -169,13 +175,8 @@ def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
 
 
 def test_a_cut_that_fails_in_the_forked_process_is_a_warning_and_the_whole_font(mini_course):
-    put(mini_course, "A formula: $a+b$.")
-    own = mini_course / "templates" / "assets" / "vendor" / "noto-sans-math.woff2"
-    own.parent.mkdir(parents=True, exist_ok=True)
-    own.write_bytes(b"wOF2 and nothing of a font after it")
-    result = build_site(mini_course, BuildOptions(jobs=1))
-    assert served_font(result.outputs) == own.read_bytes()
-    [warning] = [p.format() for p in result.warnings if "math font" in p.message]
+    result, warning = build_with_own_font(mini_course, b"wOF2 and nothing of a font after it")
+    assert served_font(result.outputs) == b"wOF2 and nothing of a font after it"
     assert "could not be cut to the formulas' characters, so it is served whole" in warning
 
 
