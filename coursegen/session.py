@@ -51,10 +51,14 @@ class Session:
         self.pages_restored = False  # the memo's pages come from .coursegen-cache/ (disk_cache.load_pages)
         self.pages_on_disk: frozenset[str] = frozenset()  # the paths whose pages .coursegen-cache/ holds
         self.notebooks_on_disk: dict = {}  # what .coursegen-cache/ holds of the notebooks (disk_cache.load_notebooks)
+        self.font_cutting = None  # the math font's cut, under way from the parse on (features/math/font_subset.py)
 
     def close(self) -> None:
         """End the session's worker processes (dropping the session does so too)."""
         self.author_code.close()
+        if self.font_cutting is not None:
+            self.font_cutting.cancel()
+            self.font_cutting = None
 
     def afresh(self) -> Session:
         """Return a session that keeps none of this one's builds, but its workers, compiled templates,

@@ -41,7 +41,7 @@ UNSAFE_IN_CSS = re.compile(r"[{}<>\\@]|/\*")
 PLACEHOLDER = re.compile(r"<mtext>@(eqref|ref)([0-9a-f]*)@</mtext>")
 OPTION = re.compile(r"^:([A-Za-z-]+):\s*(.*)$")
 LABEL_HINT = "a label is letters, digits, '-', '_', ':' or '.', e.g. (eq-newton)"
-SESSION_HOOKS = ("add_files",)  # this hook also takes the build's session, for its memo (extensions.ModuleExtension)
+SESSION_HOOKS = ("prepare", "add_files")  # these also take the build's session (extensions.ModuleExtension)
 VALID_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 
 
@@ -56,14 +56,14 @@ def install(md) -> None:
     md.add_render_rule("math_block_label", lambda self, tokens, idx, options, env: _block(tokens[idx], env))
 
 
-def prepare(root: Path, config, problems: Problems) -> dict:
+def prepare(root: Path, config, problems: Problems, session=None) -> dict:
     """Return each unit's number by slug: the first part of its equations' numbers. And start the math
     font's cutting, whose process readies fontTools while the pages are parsed (font_subset.Cutting)."""
     file = math_font.font_file(root)
-    if file is not None and config is not None:
+    if file is not None and config is not None and session is not None:
         font = file.read_bytes()
         if font_subset.looks_like_a_font(font):
-            font_subset.start_early(font)
+            font_subset.start_early(font, session)
     units = config.units if config is not None else ()
     return {"numbers": {unit.slug: number for number, unit in enumerate(units, 1) if unit.slug}}
 
@@ -237,7 +237,7 @@ def served_font(root: Path, written: str, assets, problems, session) -> str | No
     font = file.read_bytes()
     if written and font_subset.looks_like_a_font(font):
         text = font_subset.needed(written)
-        cutting = font_subset.take(font)
+        cutting = font_subset.take(font, session)
         cutting.cut(text, session.memo if session else None)
         path = assets.add_named(math_font.FONT, font_subset.cut_key(font, text))  # in place of the theme's whole file
 
@@ -250,7 +250,7 @@ def served_font(root: Path, written: str, assets, problems, session) -> str | No
 
         assets.meanwhile(made, cutting.cancel)
         return path
-    font_subset.cancel_started()  # nothing to cut
+    font_subset.cancel_started(session)  # nothing to cut
     if written:
         _warn_uncut(root, file, problems, "not an OpenType, TrueType, WOFF or WOFF2 file")
     return assets.add(math_font.FONT, font)

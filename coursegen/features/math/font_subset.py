@@ -27,6 +27,7 @@ import html
 import io
 import os
 import re
+import weakref
 
 from coursegen.memo import Memo, remembered
 
@@ -173,6 +174,8 @@ class Cutting:
         self.pid: int | None = None
         self.reader: int | None = None  # the cut, from the process
         self.writer: int | None = None  # the characters, to the process
+        self.open_fds: list[int] = []  # those two while open, for the finalizer
+        self.ending: weakref.finalize | None = None
         if can_fork():
             self._fork()
 
@@ -206,6 +209,10 @@ class Cutting:
         os.close(text_in)
         os.close(cut_out)
         self.pid, self.reader, self.writer = pid, cut_in, text_out
+        self.open_fds.extend((cut_in, text_out))
+        # A cutting dropped unfinished (its session dropped after a failed build) ends its process: by this
+        # process only, not by a worker forked since, which holds a copy of this object.
+        self.ending = weakref.finalize(self, _end_if_mine, os.getpid(), pid, self.open_fds)
 
     def cut(self, text: str, memo: Memo | None = None) -> None:
         """Cut the font to `text` (once): `memo`'s cut when it has one, else the process's (then kept in `memo`)."""
@@ -218,6 +225,7 @@ class Cutting:
             # end too, so the cutting process would never see it close.
             data = text.encode()
             with os.fdopen(self.writer, "wb") as out:
+                self.open_fds.remove(self.writer)
                 self.writer = None
                 out.write(len(data).to_bytes(8, "big") + data)
 
@@ -227,10 +235,12 @@ class Cutting:
             return self.kept
         if self.pid is not None and self.reader is not None:
             with os.fdopen(self.reader, "rb") as pipe:
+                self.open_fds.remove(self.reader)
                 self.reader = None
                 data = pipe.read()
             _, status = os.waitpid(self.pid, 0)
             self.pid = None
+            self._ended()
             if status == 0 and data:
                 self.kept = data
                 if self.memo is not None:
@@ -243,6 +253,7 @@ class Cutting:
         for name in ("writer", "reader"):
             fd = getattr(self, name)
             if fd is not None:
+                self.open_fds.remove(fd)
                 os.close(fd)
                 setattr(self, name, None)
         if self.pid is not None:  # ended, not asked to end: another process may hold its pipe's end open
@@ -252,6 +263,26 @@ class Cutting:
                 os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             self.pid = None
+        self._ended()
+
+    def _ended(self) -> None:
+        if self.ending is not None:
+            self.ending.detach()  # the process is waited for: nothing left for the finalizer
+            self.ending = None
+
+
+def _end_if_mine(owner: int, pid: int, fds: list[int]) -> None:
+    """End a cutting process that is still running, from the process that started it."""
+    import signal
+
+    if os.getpid() != owner:
+        return
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
 
 
 def _max_fd() -> int:
@@ -268,26 +299,28 @@ def _read_text(fd: int) -> str:
         return given.read(size).decode() if size else ""
 
 
-# Cuttings started before the pages are parsed (extension.prepare), for add_files to take: by process and font.
-_STARTED: dict[tuple[int, str], Cutting] = {}
-
-
-def start_early(font: bytes) -> None:
-    """Start a cutting of `font` now, for `take` to hand over once the characters are known; one left by
-    a build that stopped before is ended first."""
-    cancel_started()
+def start_early(font: bytes, session) -> None:
+    """Start a cutting of `font` now, kept by `session` for `take` once the characters are known; one left
+    by a build that stopped before is ended first."""
+    cancel_started(session)
     cutting = Cutting(font)
     if cutting.pid is not None:
-        _STARTED[(os.getpid(), cutting.digest)] = cutting
+        session.font_cutting = cutting
 
 
-def cancel_started() -> None:
-    """End the cuttings start_early began in this process (a build whose pages have no formula)."""
-    for key in [key for key in _STARTED if key[0] == os.getpid()]:
-        _STARTED.pop(key).cancel()
+def cancel_started(session) -> None:
+    """End the cutting start_early began for `session`'s build, if any (a build whose pages have no formula)."""
+    if session is not None and session.font_cutting is not None:
+        session.font_cutting.cancel()
+        session.font_cutting = None
 
 
-def take(font: bytes) -> Cutting:
-    """Return the cutting start_early began for `font` in this process, or a new one."""
-    found = _STARTED.pop((os.getpid(), hashlib.sha256(font).hexdigest()), None)
-    return found if found is not None else Cutting(font)
+def take(font: bytes, session) -> Cutting:
+    """Return the cutting start_early began for `font` in `session`, or a new one."""
+    found = session.font_cutting if session is not None else None
+    if found is not None:
+        session.font_cutting = None
+        if found.digest == hashlib.sha256(font).hexdigest():
+            return found
+        found.cancel()
+    return Cutting(font)

@@ -229,7 +229,25 @@ def test_a_cutting_started_early_is_handed_its_characters_though_another_process
 
 
 def test_a_build_without_formulas_ends_the_cutting_it_started(mini_course):
+    session = Session()
+    build_site(mini_course, BuildOptions(jobs=1), session=session)
+    assert session.font_cutting is None
+
+
+def test_a_cutting_dropped_unfinished_ends_its_process():
+    """A build that fails between the parse and the cut leaves its session a cutting: dropping the session
+    (a test's, or serve's previous one) ends the cutting process, which would otherwise wait for ever."""
+    import gc
     import os
 
-    build_site(mini_course, BuildOptions(jobs=1))
-    assert not any(key[0] == os.getpid() for key in font_subset._STARTED)
+    session = Session()
+    font_subset.start_early(WHOLE, session)
+    pid = session.font_cutting.pid
+    assert pid is not None
+    del session
+    gc.collect()
+    try:
+        os.waitpid(pid, os.WNOHANG)
+        raise AssertionError("the cutting process is still there")
+    except ChildProcessError:
+        pass
