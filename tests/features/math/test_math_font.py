@@ -149,10 +149,20 @@ def test_a_transformed_woff2_is_cut_to_the_same_font_as_the_untransformed_one():
     assert memo.tables.get("math font")  # the decoded font is kept for the next cut
 
 
+def assert_gone(pid: int) -> None:
+    """Check that process `pid` was ended and waited for (no child of this process has that id)."""
+    import os
+
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return
+    raise AssertionError(f"process {pid} was not ended and waited for")
+
+
 def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
     """The build cuts the font in a forked process while it renders (font_subset.Cutting): the same bytes
     as cutting here, kept in the memo for the next build, and the process is gone once they are read."""
-    import os
 
     from coursegen.memo import Memo
 
@@ -164,11 +174,7 @@ def test_the_cut_made_in_a_forked_process_is_the_cut_made_here():
     pid = cutting.pid
     assert cutting.result() == font_subset.subset(WHOLE, text)
     assert cutting.pid is None
-    try:
-        os.waitpid(pid, os.WNOHANG)
-        raise AssertionError("the cutting process was not waited for")
-    except ChildProcessError:
-        pass
+    assert_gone(pid)
     again = font_subset.Cutting(WHOLE)
     again.cut(text, memo)
     assert again.pid is None and again.result() == cutting.result()  # the memo had it: its process was ended
@@ -181,17 +187,12 @@ def test_a_cut_that_fails_in_the_forked_process_is_a_warning_and_the_whole_font(
 
 
 def test_a_cancelled_cut_leaves_no_process():
-    import os
 
     cutting = font_subset.Cutting(WHOLE)
     pid = cutting.pid
     assert pid is not None
     cutting.cancel()
-    try:
-        os.waitpid(pid, os.WNOHANG)
-        raise AssertionError("the cutting process was not waited for")
-    except ChildProcessError:
-        pass
+    assert_gone(pid)
 
 
 def test_the_cut_is_named_by_what_it_is_cut_from():
@@ -238,7 +239,6 @@ def test_a_cutting_dropped_unfinished_ends_its_process():
     """A build that fails between the parse and the cut leaves its session a cutting: dropping the session
     (a test's, or serve's previous one) ends the cutting process, which would otherwise wait for ever."""
     import gc
-    import os
 
     session = Session()
     font_subset.start_early(WHOLE, session)
@@ -246,8 +246,4 @@ def test_a_cutting_dropped_unfinished_ends_its_process():
     assert pid is not None
     del session
     gc.collect()
-    try:
-        os.waitpid(pid, os.WNOHANG)
-        raise AssertionError("the cutting process is still there")
-    except ChildProcessError:
-        pass
+    assert_gone(pid)
