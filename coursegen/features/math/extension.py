@@ -60,12 +60,19 @@ def prepare(root: Path, config, problems: Problems, session=None) -> dict:
     """Return each unit's number by slug: the first part of its equations' numbers. And start the math
     font's cutting, whose process readies fontTools while the pages are parsed (font_subset.Cutting)."""
     file = math_font.font_file(root)
-    if file is not None and config is not None and session is not None:
+    if file is not None and config is not None and session is not None and _may_have_formulas(session):
         font = file.read_bytes()
         if font_subset.looks_like_a_font(font):
             font_subset.start_early(font, session)
     units = config.units if config is not None else ()
     return {"numbers": {unit.slug: number for number, unit in enumerate(units, 1) if unit.slug}}
+
+
+def _may_have_formulas(session) -> bool:
+    """Return whether a source of this build may hold a formula (a `$` or a `{math}` fence): else no cutting
+    process is started early, to take nothing from the build's other processes (a notebook's cells)."""
+    sources = session.records.sources.sources.values() if session.records.sources else ()
+    return any("$" in source.text or "{math}" in source.text for source in sources)
 
 
 def equation_id(label: str) -> str:

@@ -247,3 +247,16 @@ def test_a_cutting_dropped_unfinished_ends_its_process():
     del session
     gc.collect()
     assert_gone(pid)
+
+
+def test_the_cutting_starts_early_only_for_a_course_that_may_have_formulas(mini_course, monkeypatch):
+    """No source with a `$` or a `{math}` fence: no cutting process takes CPU from the build's others."""
+    started = []
+    monkeypatch.setattr(font_subset, "start_early", lambda font, session: started.append(1))
+    for lesson in (mini_course / "lessons").glob("*.md"):
+        lesson.write_text(lesson.read_text().replace("$", "").replace("{math}", "{note}"))
+    build_site(mini_course, BuildOptions(jobs=1), session=Session())
+    assert started == []
+    put(mini_course, "A formula: $a+b$.")
+    build_site(mini_course, BuildOptions(jobs=1), session=Session())
+    assert started == [1]
