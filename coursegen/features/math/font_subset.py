@@ -250,20 +250,10 @@ class Cutting:
         return self.kept
 
     def cancel(self) -> None:
-        for name in ("writer", "reader"):
-            fd = getattr(self, name)
-            if fd is not None:
-                self.open_fds.remove(fd)
-                os.close(fd)
-                setattr(self, name, None)
-        if self.pid is not None:  # ended, not asked to end: another process may hold its pipe's end open
-            import signal
-
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.pid = None
-        self._ended()
+        if self.ending is not None:
+            self.ending()  # now, once: closes the open pipes, ends the process and waits for it
+        self.ending, self.pid, self.reader, self.writer = None, None, None, None
+        self.open_fds.clear()
 
     def _ended(self) -> None:
         if self.ending is not None:
@@ -272,7 +262,8 @@ class Cutting:
 
 
 def _end_if_mine(owner: int, pid: int, fds: list[int]) -> None:
-    """End a cutting process that is still running, from the process that started it."""
+    """End a cutting process that is still running, from the process that started it (not asked to end:
+    another process may hold its pipe's end open)."""
     import signal
 
     if os.getpid() != owner:
