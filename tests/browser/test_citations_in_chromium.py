@@ -3,6 +3,8 @@ leads to the reference."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from helpers import FIXTURES, copy_course, serving
 from pages import open_page
@@ -13,16 +15,23 @@ from coursegen.cli import main as cli_main
 BIB = "@book{knuth, author = {Donald E. Knuth}, title = {Literate Programming}, year = {1992}}\n"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    root = copy_course(FIXTURES / "mini", tmp_path_factory.mktemp("cite") / "course")
+@contextlib.contextmanager
+def cited_site(folder, text: str):
+    """Serve the mini course built with the .bib above and lesson 2's 'Text.' replaced by `text`."""
+    root = copy_course(FIXTURES / "mini", folder / "course")
     (root / "references.bib").write_text(BIB)
     with (root / "course.yaml").open("a") as config:
         config.write("bibliography: [references.bib]\n")
     lesson = root / "lessons" / "02-second.md"
-    lesson.write_text(lesson.read_text().replace("Text.", "As {cite:t}`knuth` shows, prose is code."))
+    lesson.write_text(lesson.read_text().replace("Text.", text))
     assert cli_main(["--root", str(root), "build"]) == 0
     with serving(root / "site") as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with cited_site(tmp_path_factory.mktemp("cite"), "As {cite:t}`knuth` shows, prose is code.") as base:
         yield base
 
 
@@ -48,15 +57,8 @@ def test_the_preview_shows_on_focus_and_hover_and_the_link_leads_to_the_referenc
 
 @pytest.fixture(scope="module")
 def cited_twice(tmp_path_factory):
-    root = copy_course(FIXTURES / "mini", tmp_path_factory.mktemp("cite-twice") / "course")
-    (root / "references.bib").write_text(BIB)
-    with (root / "course.yaml").open("a") as config:
-        config.write("bibliography: [references.bib]\n")
-    lesson = root / "lessons" / "02-second.md"
     text = "As {cite:t}`knuth` shows, prose is code.\n\nSaid twice {cite:p}`knuth`."
-    lesson.write_text(lesson.read_text().replace("Text.", text))
-    assert cli_main(["--root", str(root), "build"]) == 0
-    with serving(root / "site") as base:
+    with cited_site(tmp_path_factory.mktemp("cite-twice"), text) as base:
         yield base
 
 
